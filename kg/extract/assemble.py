@@ -1,0 +1,149 @@
+"""Turn an annotated spaCy ``Doc`` into an :class:`~kg.model.Extraction`.
+
+This is where the candidate spans of the components meet: overlaps are
+resolved by priority (the paper's own names first, then defined terms, then
+gazetteer names), spans naming one thing inside one abstract are grouped into
+one entity (acronym with expansion, case / hyphen / plural variants), every
+further occurrence of an entity's names becomes a mention too, and each
+method gets one role: proposed or used, never both.
+"""
+from __future__ import annotations
+
+import re
+
+from spacy.tokens import Doc
+
+from ..model import DocEntity, Extraction, Mention
+from ..text import compact_key
+
+#: Span groups in priority order, with the role they give a method.
+GROUPS = (("kg_proposed", "proposed"), ("kg_defined", "used"), ("kg_gazetteer", "used"))
+_TYPE_ORDER = {"Method": 0, "Dataset": 1, "Task": 2}
+
+
+class _Union:
+    def __init__(self):
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
+    return any(start < e and s < end for s, e in taken)
+
+
+def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extraction:
+    """The extraction of one record.
+
+    ``offset`` is subtracted from every char offset (a title was prepended to
+    the abstract, separated by ``title_len`` characters): mentions in the title
+    get ``source`` suffixed with ``@title`` and offsets into the title.
+    """
+    picked: list[tuple[int, int, str, str, str, str]] = []  # start, end, text, type, role, source
+    taken: list[tuple[int, int]] = []
+    for group, role in GROUPS:
+        for span in doc.spans.get(group, []):
+            s, e = span.start_char, span.end_char
+            if _overlaps(s, e, taken):
+                continue
+            taken.append((s, e))
+            picked.append((s, e, span.text, span.label_, role if span.label_ == "Method" else "", group))
+
+    uf = _Union()
+    types: dict[str, str] = {}
+    for s, e, text, type_, role, source in picked:
+        types.setdefault(compact_key(text), type_)
+        uf.find(compact_key(text))
+    # Acronym and expansion are one entity when either side was picked.
+    for long, short in doc._.kg_abbreviations or []:
+        lk, sk = compact_key(long.text), compact_key(short.text)
+        if lk in types or sk in types:
+            type_ = types.get(lk) or types.get(sk)
+            for span, k in ((long, lk), (short, sk)):
+                if k not in types and not _overlaps(span.start_char, span.end_char, taken):
+                    role = next((p[4] for p in picked if compact_key(p[2]) in (lk, sk)), "")
+                    picked.append((span.start_char, span.end_char, span.text, type_, role, "kg_abbreviations"))
+                    taken.append((span.start_char, span.end_char))
+                    types[k] = type_
+            uf.union(lk, sk)
+
+    # Further occurrences of every picked surface form (exact, word-bounded).
+    forms = sorted({p[2] for p in picked}, key=lambda t: (-len(t), t))
+    for form in forms:
+        if len(form) < 2:
+            continue
+        flags = 0 if any(c.isupper() for c in form) else re.IGNORECASE
+        for m in re.finditer(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])", doc.text, flags):
+            if not _overlaps(m.start(), m.end(), taken):
+                src = next(p for p in picked if p[2] == form)
+                picked.append((m.start(), m.end(), m.group(0), src[3], src[4], "kg_recur"))
+                taken.append((m.start(), m.end()))
+
+    picked.sort()
+    sentences = {}
+    for sent in doc.sents:
+        sentences[(sent.start_char, sent.end_char)] = sent.text
+
+    def sentence_of(start: int) -> str:
+        for (s, e), text in sentences.items():
+            if s <= start < e:
+                return text
+        return ""
+
+    def mention(s, e, text, type_, role, source) -> Mention:
+        in_title = s < title_len
+        base = 0 if in_title else offset
+        return Mention(text=text, type=type_, start=s - base, end=e - base, role=role,
+                       source=source + ("@title" if in_title else ""), sentence=sentence_of(s))
+
+    grouped: dict[str, list[tuple]] = {}
+    for p in picked:
+        grouped.setdefault(uf.find(compact_key(p[2])), []).append(p)
+
+    entities = []
+    for members in grouped.values():
+        type_ = min((m[3] for m in members), key=lambda t: _TYPE_ORDER.get(t, 9))
+        members = [m for m in members]
+        role = ""
+        if type_ == "Method":
+            role = "proposed" if any(m[4] == "proposed" for m in members) else "used"
+        surface: list[str] = []
+        for m in members:
+            if m[2] not in surface:
+                surface.append(m[2])
+        name = _canonical(surface, type_, doc)
+        aliases = tuple(s for s in surface if s != name)
+        mentions = tuple(mention(m[0], m[1], m[2], type_, role, m[5]) for m in members)
+        entities.append(DocEntity(type=type_, name=name, aliases=aliases, role=role, mentions=mentions))
+    entities.sort(key=lambda e: (_TYPE_ORDER.get(e.type, 9), e.mentions[0].start if e.mentions else 0))
+
+    github: list[str] = []
+    gh_mentions = []
+    for s, e, url in doc._.kg_github or []:
+        if url not in github:
+            github.append(url)
+        gh_mentions.append(mention(s, e, doc.text[s:e], "CodeRepository", "", "kg_github"))
+
+    all_mentions = sorted([m for ent in entities for m in ent.mentions] + gh_mentions,
+                          key=lambda m: (m.source.endswith("@title") is False, m.start, m.end))
+    return Extraction(doc=doc_id, entities=tuple(entities), github=tuple(github), mentions=tuple(all_mentions))
+
+
+def _canonical(surface: list[str], type_: str, doc: Doc) -> str:
+    """The entity's name: for methods the acronym, else the long form."""
+    if len(surface) == 1:
+        return surface[0]
+    by_len = sorted(surface, key=lambda s: (len(s), s))
+    if type_ == "Method":
+        return by_len[0]
+    return by_len[-1]

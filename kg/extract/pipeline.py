@@ -1,0 +1,37 @@
+"""The spaCy pipeline: ``spacy.blank("en")``, a sentencizer and our components."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import spacy
+from spacy.lang.char_classes import HYPHENS
+from spacy.language import Language
+from spacy.util import compile_infix_regex
+
+from . import components  # noqa: F401  (registers the factories)
+
+#: Bump when a rule changes what extraction outputs (used in provenance and caches).
+PIPELINE_VERSION = "0.1.0"
+
+COMPONENTS = ("kg_token_norm", "kg_github", "kg_abbreviations", "kg_proposals", "kg_defined_terms", "kg_gazetteer")
+
+
+def make_nlp() -> Language:
+    """A fresh extraction pipeline. No model is loaded: it runs offline.
+
+    The tokenizer keeps hyphenated words whole ("FSL-Net", "layer-wise"), since
+    names are the unit of extraction.
+    """
+    nlp = spacy.blank("en")
+    infixes = [p for p in nlp.Defaults.infixes if HYPHENS not in p]
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    nlp.add_pipe("sentencizer")
+    for name in COMPONENTS:
+        nlp.add_pipe(name)
+    return nlp
+
+
+@lru_cache(maxsize=1)
+def get_nlp() -> Language:
+    """The shared pipeline of this process (built once)."""
+    return make_nlp()

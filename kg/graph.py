@@ -1,0 +1,60 @@
+"""The typed graph: a networkx ``MultiDiGraph`` built from resolved records.
+
+Nodes are keyed by their resource path (``paper/…``, ``method/…``,
+``task/…``, ``dataset/…``, ``repository/github/…``, ``venue/…``) and carry
+``type`` (one of :data:`kg.model.NODE_TYPES`) and ``label``; entities also
+carry ``name`` and ``aliases``, papers their ``abstract``, ``title``,
+``docs``, ``venue`` and ``year``. Edges are keyed by the ontology property
+name (``proposes``, ``usesMethod``, ``addressesTask``, ``usesDataset``,
+``hasCode``, ``publishedIn``, ``appliedTo``, ``evaluatedOn``) and carry
+``predicate`` (the same name), ``mentions`` (evidence :class:`~kg.model.Mention`
+tuples) and ``derived_from`` (paper ids, for derived relations).
+"""
+from __future__ import annotations
+
+import networkx as nx
+
+from .resolve import Resolved
+
+PREDICATES = ("proposes", "usesMethod", "addressesTask", "usesDataset", "hasCode", "publishedIn",
+              "appliedTo", "evaluatedOn")
+
+
+def build_graph(res: Resolved) -> nx.MultiDiGraph:
+    """The graph of a :class:`~kg.resolve.Resolved` result.
+
+    Examples
+    --------
+    >>> from kg.model import Record
+    >>> from kg.extract import extract_records
+    >>> from kg.resolve import resolve
+    >>> recs = [Record(doc="a", abstract="We propose FooNet, a model for image classification.", source="x", index=0)]
+    >>> G = build_graph(resolve(recs, extract_records(recs)))
+    >>> sorted(d["type"] for _, d in G.nodes(data=True))
+    ['Method', 'Paper', 'Task']
+    """
+    G = nx.MultiDiGraph()
+    for p in res.papers:
+        G.add_node(p.id, type="Paper", label=p.label, title=p.title, abstract=p.abstract,
+                   docs=list(p.docs), venue=p.venue, year=p.year, url=p.url)
+    for v in res.venues:
+        G.add_node(v.id, type="Venue", label=v.name, name=v.name, aliases=list(v.aliases))
+    for e in res.entities:
+        attrs = dict(type=e.type, label=e.name, name=e.name, aliases=list(e.aliases))
+        if e.url:
+            attrs["url"] = e.url
+        G.add_node(e.id, **attrs)
+    for r in res.relations:
+        G.add_edge(r.subject, r.object, key=r.predicate, predicate=r.predicate,
+                   mentions=list(r.mentions), derived_from=list(r.derived_from))
+    return G
+
+
+def nodes_of_type(G: nx.MultiDiGraph, type_: str) -> list[str]:
+    """Node ids of one type, sorted.
+
+    >>> G = nx.MultiDiGraph(); G.add_node("task/x", type="Task", label="x")
+    >>> nodes_of_type(G, "Task")
+    ['task/x']
+    """
+    return sorted(n for n, d in G.nodes(data=True) if d.get("type") == type_)

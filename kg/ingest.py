@@ -1,0 +1,239 @@
+"""Read abstracts from files into :class:`~kg.model.Record` objects.
+
+Formats, chosen by file extension:
+
+- ``.txt`` (the seed format): a first paragraph naming the venue ("ICML 2025
+  Papers", "ICLR 2025 论文列表"), then abstracts separated by blank lines.
+  Doc id ``<file name>#<0-based index>``.
+- ``.jsonl`` / ``.ndjson``: one JSON object a line with at least ``abstract``.
+- ``.json``: an array of such objects (or an object holding one under
+  ``records``, ``papers`` or ``data``).
+- ``.csv`` / ``.tsv``: a header row with an ``abstract`` column.
+
+Records use ``id``, ``title``, ``venue``, ``year``, ``url`` and ``code`` /
+``software`` when present; the doc id is the record's ``id``, else
+``<file name>#<index>``. Errors name the file and the line or record.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable, Iterator
+from importlib import resources
+from pathlib import Path
+
+from .model import Record
+
+
+class InputError(ValueError):
+    """Bad input: names the file and, when known, the line."""
+
+    def __init__(self, path: str | Path, message: str, line: int | None = None):
+        self.path = str(path)
+        self.line = line
+        where = f"{self.path}:{line}" if line else self.path
+        super().__init__(f"{where}: {message}")
+
+
+_VENUE_RE = re.compile(r"\b([A-Z][A-Za-z&\-]*(?:\s+[A-Z][A-Za-z&\-]*)?)\s*'?\s*((?:19|20)\d{2})\b")
+_HEADER_MAX = 120
+
+
+def sample_paths() -> list[Path]:
+    """The four bundled sample abstract files, sorted by name."""
+    root = resources.files("kg") / "samples"
+    return sorted(Path(str(p)) for p in root.iterdir() if p.name.endswith(".txt"))
+
+
+def parse_venue(text: str) -> tuple[str | None, int | None]:
+    """Venue name and year from a header such as "ICML 2025 Papers".
+
+    >>> parse_venue("ICLR 2025 论文列表")
+    ('ICLR 2025', 2025)
+    >>> parse_venue("Some abstracts")
+    (None, None)
+    """
+    m = _VENUE_RE.search(text)
+    if not m:
+        return None, None
+    return f"{m.group(1)} {m.group(2)}", int(m.group(2))
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a directory, not a file") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    if b"\x00" in data[:8192]:
+        raise InputError(path, "looks binary (NUL bytes), not a text file of abstracts")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(path, f"not valid UTF-8 (byte {exc.start})", line) from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise InputError(path, "is empty")
+    return text
+
+
+def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
+    """Blank-line separated paragraphs with their 1-based first line."""
+    start_line, buf = 0, []
+    for i, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            if not buf:
+                start_line = i
+            buf.append(line.strip())
+        elif buf:
+            yield start_line, " ".join(buf)
+            buf = []
+    if buf:
+        yield start_line, " ".join(buf)
+
+
+def _is_header(par: str) -> bool:
+    return len(par) <= _HEADER_MAX and not re.search(r"[.!?]\s+\S", par)
+
+
+def read_seed_text(path: Path, text: str) -> list[Record]:
+    pars = list(_paragraphs(text))
+    venue = year = None
+    if pars and _is_header(pars[0][1]):
+        venue, year = parse_venue(pars[0][1])
+        pars = pars[1:]
+    return [
+        Record(doc=f"{path.name}#{i}", abstract=par, source=str(path), index=i, line=line,
+               venue=venue, year=year)
+        for i, (line, par) in enumerate(pars)
+    ]
+
+
+def _str(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        value = " ".join(str(v) for v in value)
+    value = str(value).strip()
+    return value or None
+
+
+def _year(value, venue: str | None) -> int | None:
+    if value not in (None, ""):
+        try:
+            return int(str(value).strip()[:4])
+        except ValueError:
+            pass
+    if venue:
+        return parse_venue(venue)[1]
+    return None
+
+
+def record_from_mapping(obj, path: Path, index: int, line: int) -> Record:
+    """A :class:`Record` from a JSON / CSV mapping, or an :class:`InputError`."""
+    if not isinstance(obj, dict):
+        raise InputError(path, f"record {index} is not an object", line)
+    abstract = _str(obj.get("abstract"))
+    if not abstract:
+        raise InputError(path, f"record {index} has no abstract", line)
+    rid = _str(obj.get("id"))
+    venue = _str(obj.get("venue"))
+    code_field = obj.get("code") or obj.get("software") or ()
+    if isinstance(code_field, str):
+        code_field = re.split(r"[\s,;]+", code_field)
+    code = tuple(c for c in (str(x).strip() for x in code_field) if c)
+    return Record(
+        doc=rid or f"{path.name}#{index}",
+        abstract=" ".join(abstract.split()),
+        source=str(path),
+        index=index,
+        line=line,
+        title=_str(obj.get("title")),
+        venue=venue,
+        year=_year(obj.get("year"), venue),
+        url=_str(obj.get("url")),
+        code=code,
+    )
+
+
+def read_jsonl(path: Path, text: str) -> list[Record]:
+    out = []
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, f"bad JSON: {exc.msg} (column {exc.colno})", lineno) from None
+        out.append(record_from_mapping(obj, path, len(out), lineno))
+    return out
+
+
+def read_json(path: Path, text: str) -> list[Record]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"bad JSON: {exc.msg} (column {exc.colno})", exc.lineno) from None
+    if isinstance(data, dict):
+        for key in ("records", "papers", "data"):
+            if isinstance(data.get(key), list):
+                data = data[key]
+                break
+        else:
+            data = [data]
+    if not isinstance(data, list):
+        raise InputError(path, "expected a JSON array of records")
+    return [record_from_mapping(obj, path, i, 0) for i, obj in enumerate(data)]
+
+
+def read_csv(path: Path, text: str, delimiter: str = ",") -> list[Record]:
+    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+    fields = [f.strip().lower() for f in (reader.fieldnames or [])]
+    if "abstract" not in fields:
+        raise InputError(path, "no 'abstract' column in the header row", 1)
+    reader.fieldnames = fields
+    out = []
+    try:
+        for row in reader:
+            out.append(record_from_mapping(row, path, len(out), reader.line_num))
+    except csv.Error as exc:
+        raise InputError(path, f"bad CSV: {exc}", reader.line_num) from None
+    return out
+
+
+READERS = {
+    ".txt": read_seed_text,
+    ".jsonl": read_jsonl,
+    ".ndjson": read_jsonl,
+    ".json": read_json,
+    ".csv": read_csv,
+    ".tsv": lambda p, t: read_csv(p, t, "\t"),
+}
+
+
+def read_file(path: str | Path) -> list[Record]:
+    """All records of one file; raises :class:`InputError` on bad input."""
+    path = Path(path)
+    reader = READERS.get(path.suffix.lower())
+    if reader is None:
+        raise InputError(path, f"unknown input format {path.suffix!r} (use one of {', '.join(READERS)})")
+    return reader(path, _read_text(path))
+
+
+def read_records(sources: Iterable[str | Path | dict]) -> list[Record]:
+    """Records from paths and/or mappings (dicts given directly, e.g. from Python)."""
+    out: list[Record] = []
+    n_dicts = 0
+    for src in sources:
+        if isinstance(src, dict):
+            out.append(record_from_mapping(src, Path("<records>"), n_dicts, 0))
+            n_dicts += 1
+        else:
+            out.extend(read_file(src))
+    return out

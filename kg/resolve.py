@@ -1,0 +1,205 @@
+"""Resolve: records + extractions in, papers, entities and relations out.
+
+- One :class:`Paper` per distinct abstract (whitespace-normalized text hash);
+  every record that carried it is kept in ``Paper.docs``.
+- One :class:`Entity` per concept and type across papers: case / hyphen /
+  plural variants share a key; an acronym joins its expansion unless the
+  corpus expands it in more than one way (then each paper's acronym stays
+  with its own expansion).
+- Relations from each paper to its entities, with their mentions as evidence,
+  plus ``appliedTo`` / ``evaluatedOn`` derived from the papers that propose a
+  method. Ids are stable: the same input gives the same ids.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .model import DocEntity, Entity, Extraction, Mention, Paper, Record, Relation
+from .text import compact_key, iri_slug, norm_key, normalize_github, text_hash
+
+ROLE_PREDICATE = {"proposed": "proposes", "used": "usesMethod"}
+TYPE_PREDICATE = {"Task": "addressesTask", "Dataset": "usesDataset", "CodeRepository": "hasCode"}
+TYPE_PATH = {"Method": "method", "Task": "task", "Dataset": "dataset", "CodeRepository": "repository"}
+
+
+@dataclass
+class Resolved:
+    papers: list[Paper] = field(default_factory=list)
+    venues: list[Entity] = field(default_factory=list)
+    entities: list[Entity] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+
+
+def _is_acronym(form: str) -> bool:
+    return " " not in form and len(form) <= 12 and sum(c.isupper() for c in form) >= 2
+
+
+class _Union:
+    def __init__(self):
+        self.parent: dict = {}
+
+    def find(self, x):
+        self.parent.setdefault(x, x)
+        root = x
+        while self.parent[root] != root:
+            root = self.parent[root]
+        while self.parent[x] != root:
+            self.parent[x], x = root, self.parent[x]
+        return root
+
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            lo, hi = sorted((ra, rb))
+            self.parent[hi] = lo
+
+
+def paper_label(title: str | None, abstract: str, proposed: list[str]) -> str:
+    """A readable label: the title, else the proposed method and the first words.
+
+    >>> paper_label(None, "We study how models learn features in deep nets today.", ["FooNet"])
+    'FooNet: We study how models learn features in deep…'
+    """
+    if title:
+        return title
+    words = abstract.split()
+    head = " ".join(words[:9]) + ("…" if len(words) > 9 else "")
+    return f"{proposed[0]}: {head}" if proposed else head
+
+
+def venue_id(name: str) -> str:
+    return "venue/" + iri_slug(norm_key(name))
+
+
+def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Resolved:
+    records = list(records)
+    extractions = list(extractions)
+    by_doc = {ex.doc: ex for ex in extractions}
+
+    # ---- papers: one per distinct abstract
+    paper_of_doc: dict[str, str] = {}
+    groups: dict[str, list[Record]] = {}
+    for rec in records:
+        pid = "paper/" + text_hash(rec.abstract)
+        groups.setdefault(pid, []).append(rec)
+        paper_of_doc[rec.doc] = pid
+    # The extraction of a paper: that of its first record (same abstract text).
+    paper_ex = {pid: by_doc[recs[0].doc] for pid, recs in groups.items() if recs[0].doc in by_doc}
+
+    # ---- entities: union-find over (type, key)
+    uf = _Union()
+    acronym_links: dict[tuple, set] = defaultdict(set)
+    doc_entities: list[tuple[str, DocEntity]] = []
+    for pid, ex in paper_ex.items():
+        for ent in ex.entities:
+            doc_entities.append((pid, ent))
+            forms = [ent.name, *ent.aliases]
+            longs = [f for f in forms if not _is_acronym(f)]
+            shorts = [f for f in forms if _is_acronym(f)]
+            anchor = (ent.type, compact_key(longs[0] if longs else shorts[0]))
+            uf.find(anchor)
+            for f in longs:
+                uf.union(anchor, (ent.type, compact_key(f)))
+            if longs:
+                for f in shorts:
+                    acronym_links[(ent.type, compact_key(f))].add(anchor)
+            elif shorts:
+                for f in shorts:
+                    uf.union(anchor, (ent.type, compact_key(f)))
+    for short, anchors in sorted(acronym_links.items()):
+        roots = {uf.find(a) for a in anchors}
+        if len(roots) == 1:
+            uf.union(short, next(iter(roots)))
+
+    def root_of(ent: DocEntity):
+        forms = [ent.name, *ent.aliases]
+        longs = [f for f in forms if not _is_acronym(f)]
+        return uf.find((ent.type, compact_key(longs[0] if longs else forms[0])))
+
+    members: dict[tuple, list[tuple[str, DocEntity]]] = defaultdict(list)
+    for pid, ent in doc_entities:
+        members[root_of(ent)].append((pid, ent))
+
+    entities: dict[tuple, Entity] = {}
+    for root, items in members.items():
+        type_ = root[0]
+        names = Counter(e.name for _, e in items)
+        name = sorted(names.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0]
+        forms = []
+        for f in sorted({f for _, e in items for f in (e.name, *e.aliases)}):
+            if f.lower() != name.lower() and all(f.lower() != g.lower() for g in forms):
+                forms.append(f)
+        longs = [f for f in [name, *forms] if not _is_acronym(f)] or [name]
+        key_form = sorted(longs, key=lambda f: (-sum(1 for _, e in items if f in (e.name, *e.aliases)), f))[0]
+        eid = f"{TYPE_PATH[type_]}/{iri_slug(norm_key(key_form))}"
+        entities[root] = Entity(id=eid, type=type_, name=name, aliases=tuple(forms))
+
+    # ---- code repositories: from the text and from the records' code fields
+    repos: dict[str, Entity] = {}
+
+    def repo(url: str) -> str:
+        owner, name = url.split("/")[3:5]
+        rid = f"repository/github/{iri_slug(owner.lower())}/{iri_slug(name.lower())}"
+        repos.setdefault(rid, Entity(id=rid, type="CodeRepository", name=f"{owner}/{name}", url=url))
+        return rid
+
+    # ---- relations
+    rels: dict[tuple[str, str, str], list[Mention]] = {}
+    paper_objs: list[Paper] = []
+    venues: dict[str, Entity] = {}
+    for pid, recs in groups.items():
+        ex = paper_ex.get(pid)
+        proposed_here = {root_of(e) for e in (ex.entities if ex else ()) if e.role == "proposed"}
+        for ent in ex.entities if ex else ():
+            root = root_of(ent)
+            obj = entities[root].id
+            if ent.type == "Method":
+                pred = "proposes" if root in proposed_here else "usesMethod"
+            else:
+                pred = TYPE_PREDICATE[ent.type]
+            rels.setdefault((pid, pred, obj), []).extend(ent.mentions)
+        gh_mentions = [m for m in (ex.mentions if ex else ()) if m.type == "CodeRepository"]
+        for url in ex.github if ex else ():
+            rid = repo(url)
+            ms = [m for m in gh_mentions if normalize_github(m.text) == url]
+            rels.setdefault((pid, "hasCode", rid), []).extend(ms)
+        for rec in recs:
+            for c in rec.code:
+                url = normalize_github(c)
+                if url:
+                    rels.setdefault((pid, "hasCode", repo(url)), [])
+        venue = next((r.venue for r in recs if r.venue), None)
+        year = next((r.year for r in recs if r.year), None)
+        if venue:
+            vid = venue_id(venue)
+            venues.setdefault(vid, Entity(id=vid, type="Venue", name=venue))
+            rels.setdefault((pid, "publishedIn", vid), [])
+        title = next((r.title for r in recs if r.title), None)
+        proposed_names = [entities[r].name for r in sorted(proposed_here, key=lambda r: entities[r].id)]
+        first = recs[0]
+        paper_objs.append(Paper(
+            id=pid, abstract=first.abstract, docs=tuple(r.doc for r in recs), title=title,
+            venue=venue, year=year, url=next((r.url for r in recs if r.url), None),
+            label=paper_label(title, first.abstract, proposed_names),
+        ))
+
+    # ---- derived relations: a proposed method is applied to / evaluated on its paper's tasks / datasets
+    derived: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    per_paper: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for (s, p, o) in rels:
+        per_paper[s][p].append(o)
+    for pid, preds in per_paper.items():
+        for m in preds.get("proposes", []):
+            for t in preds.get("addressesTask", []):
+                derived[(m, "appliedTo", t)].add(pid)
+            for d in preds.get("usesDataset", []):
+                derived[(m, "evaluatedOn", d)].add(pid)
+
+    relations = [Relation(s, p, o, mentions=tuple(sorted(set(ms), key=lambda m: (m.start, m.end, m.type))))
+                 for (s, p, o), ms in sorted(rels.items())]
+    relations += [Relation(s, p, o, derived_from=tuple(sorted(src))) for (s, p, o), src in sorted(derived.items())]
+    all_entities = sorted(list(entities.values()) + list(repos.values()), key=lambda e: e.id)
+    return Resolved(papers=sorted(paper_objs, key=lambda p: p.id), venues=sorted(venues.values(), key=lambda v: v.id),
+                    entities=all_entities, relations=relations)

@@ -1,0 +1,105 @@
+"""Pure string helpers shared by extraction and resolution."""
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from urllib.parse import quote
+
+_LATEX_CMD = re.compile(r"\\(?:texttt|textit|textsc|textbf|emph|mathrm|mathbf|mathsf|url|href)\s*")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_NO_STRIP = ("ss", "us", "is", "ous")
+
+
+def singular(word: str) -> str:
+    """A crude English singular for matching: "models" -> "model".
+
+    >>> [singular(w) for w in ["networks", "studies", "analysis", "loss", "data"]]
+    ['network', 'study', 'analysis', 'loss', 'data']
+    """
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(_NO_STRIP) and word.isalpha():
+        return word[:-1]
+    return word
+
+
+def norm_words(text: str) -> list[str]:
+    """Lower-cased, singular words of ``text`` (LaTeX, HTML tags and punctuation dropped)."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = re.sub(r"</?[a-z][^>]*>", " ", text)
+    text = _LATEX_CMD.sub(" ", text).replace("$", " ")
+    return [singular(w) for w in _WORD.findall(text)]
+
+
+def norm_key(text: str) -> str:
+    """The matching key of a name: case, hyphens, plurals and markup ignored.
+
+    >>> norm_key("Feature-Shift Localization Networks")
+    'feature-shift-localization-network'
+    >>> norm_key("Adam(W)") == norm_key("adam w")
+    True
+    """
+    return "-".join(norm_words(text))
+
+
+def compact_key(text: str) -> str:
+    """Like :func:`norm_key` without separators ("Rank-SHAP" == "RankSHAP")."""
+    return "".join(norm_words(text))
+
+
+def iri_slug(key: str, max_len: int = 80) -> str:
+    """A readable, IRI-safe path segment for a key; long keys get a hash suffix.
+
+    >>> iri_slug("feature-shift-localization-network")
+    'feature-shift-localization-network'
+    >>> iri_slug("")[:5]
+    'x-da3'
+    """
+    slug = quote(key, safe="-")
+    if not slug:
+        return "x-" + hashlib.sha1(key.encode()).hexdigest()[:10]
+    if len(slug) > max_len:
+        return slug[: max_len - 11].rstrip("-%") + "-" + hashlib.sha1(key.encode()).hexdigest()[:10]
+    return slug
+
+
+def text_hash(text: str, n: int = 16) -> str:
+    """Stable short hash of whitespace-normalized text (the paper identity)."""
+    t = " ".join(unicodedata.normalize("NFC", text).split())
+    return hashlib.sha256(t.encode("utf-8")).hexdigest()[:n]
+
+
+_GITHUB = re.compile(
+    r"(?:https?://)?(?:www\.)?github\.com/([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]+)",
+    re.IGNORECASE,
+)
+
+
+def find_github(text: str) -> list[tuple[int, int, str]]:
+    """GitHub repository URLs in ``text``: (start, end, normalized URL).
+
+    The span covers the URL as written (without trailing punctuation, ``.git``
+    or a closing brace); the URL is normalized to https://github.com/owner/repo.
+
+    >>> find_github(r"Code: \\url{https://github.com/AI-sandbox/FSL-Net}.")
+    [(11, 48, 'https://github.com/AI-sandbox/FSL-Net')]
+    """
+    out = []
+    for m in _GITHUB.finditer(text):
+        owner, repo = m.group(1), m.group(2)
+        end = m.end()
+        stripped = repo.rstrip(".-_")
+        if stripped.lower().endswith(".git"):
+            stripped = stripped[:-4]
+        end -= len(repo) - len(stripped)
+        if not stripped or owner.lower() in {"orgs", "topics", "features", "about", "sponsors"}:
+            continue
+        out.append((m.start(), end, f"https://github.com/{owner}/{stripped}"))
+    return out
+
+
+def normalize_github(url: str) -> str | None:
+    """Normalize one GitHub URL, or None when it is not a repository URL."""
+    found = find_github(url)
+    return found[0][2] if found else None
