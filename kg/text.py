@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 _LATEX_CMD = re.compile(r"\\(?:texttt|textit|textsc|textbf|emph|mathrm|mathbf|mathsf|url|href)\s*")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_NO_STRIP = ("ss", "us", "is", "ous")
+_NO_STRIP = ("ss", "us", "is", "as", "ous")
 
 
 def singular(word: str) -> str:

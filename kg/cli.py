@@ -1,0 +1,186 @@
+"""The ``kg`` command line: a thin layer over the library.
+
+Exit codes: 0 success, 1 the graph does not conform (``kg validate``),
+2 bad usage or bad input (a message names the file and line), 130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _log(args, msg: str) -> None:
+    if not getattr(args, "quiet", False):
+        print(msg, file=sys.stderr, flush=True)
+
+
+def _inputs(paths: list[str]):
+    from .ingest import sample_paths
+
+    return [Path(p) for p in paths] if paths else sample_paths()
+
+
+def cmd_build(args) -> int:
+    from .export import write_outputs
+    from .extract import extract_records
+    from .graph import build_graph
+    from .ingest import read_records
+    from .resolve import resolve
+
+    t0 = time.perf_counter()
+    sources = _inputs(args.inputs)
+    records = read_records(sources)
+    _log(args, f"ingest   {len(records)} records from {len(sources)} file(s)  {time.perf_counter() - t0:.2f}s")
+    t = time.perf_counter()
+    extractions = list(extract_records(records))
+    _log(args, f"extract  {sum(len(e.mentions) for e in extractions)} mentions  {time.perf_counter() - t:.2f}s")
+    t = time.perf_counter()
+    G = build_graph(resolve(records, extractions))
+    _log(args, f"resolve  {G.number_of_nodes()} nodes, {G.number_of_edges()} edges  {time.perf_counter() - t:.2f}s")
+    t = time.perf_counter()
+    stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records))
+    _log(args, f"write    {args.out}/ ({stats['triples']} triples)  {time.perf_counter() - t:.2f}s")
+    counts = ", ".join(f"{n} {t}" for t, n in stats["nodes"].items())
+    print(f"built {args.out}: {counts}; total {time.perf_counter() - t0:.2f}s")
+    return EXIT_OK
+
+
+def cmd_extract(args) -> int:
+    from .export import atomic_write, extractions_jsonl
+    from .extract import extract_records
+    from .ingest import read_records
+
+    records = read_records(_inputs(args.inputs))
+    text = extractions_jsonl(extract_records(records))
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        atomic_write(args.output, text)
+        _log(args, f"wrote {len(records)} extractions to {args.output}")
+    return EXIT_OK
+
+
+def _parse_binding(text: str):
+    from rdflib import Literal, URIRef
+
+    if "=" not in text:
+        raise ValueError(f"--bind {text!r}: expected NAME=VALUE")
+    name, value = text.split("=", 1)
+    if value.startswith("<") and value.endswith(">"):
+        return name.strip(), URIRef(value[1:-1])
+    if value.lstrip("-").isdigit():
+        return name.strip(), Literal(int(value))
+    return name.strip(), Literal(value)
+
+
+def cmd_query(args) -> int:
+    from .api import QUERY_PREFIXES
+    from .store import open_store, run_query, serialize_results
+
+    text = args.query
+    if text.endswith(".rq") or (len(text) < 4096 and "\n" not in text and Path(text).is_file()):
+        try:
+            text = Path(text).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise FileNotFoundError(f"{args.query}: cannot read query file ({exc.strerror})") from None
+    bindings = dict(_parse_binding(b) for b in args.bind or [])
+    store = open_store(args.store)
+    results = run_query(store, _with_prefixes(text, QUERY_PREFIXES), bindings)
+    sys.stdout.write(serialize_results(results, args.format, QUERY_PREFIXES))
+    return EXIT_OK
+
+
+def _with_prefixes(text: str, prefixes: dict[str, str]) -> str:
+    """Declare the usual prefixes a query uses but does not declare itself."""
+    import re
+
+    declared = {m.group(1) for m in re.finditer(r"(?i)\bPREFIX\s+([A-Za-z][\w-]*)?:", text)}
+    head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in prefixes.items()
+                   if p not in declared and re.search(rf"(?<![\w<]){p}:", text))
+    return head + text
+
+
+def cmd_validate(args) -> int:
+    from .validate import validate_path
+
+    report = validate_path(args.target)
+    if report.conforms:
+        print(f"{args.target}: conforms to the abstract-kg shapes")
+        return EXIT_OK
+    print(report.text)
+    print(f"{args.target}: {report.violations} violation(s)", file=sys.stderr)
+    return EXIT_INVALID
+
+
+def cmd_stats(args) -> int:
+    path = Path(args.target) / "stats.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{args.target}: no stats.json here (run `kg build` first)")
+    print(json.dumps(json.loads(path.read_text(encoding="utf-8")), indent=1))
+    return EXIT_OK
+
+
+def make_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="kg", description="Build a knowledge graph of ML papers from their abstracts.")
+    ap.add_argument("--version", action="version", version=f"abstract-kg {__import__('kg').__version__}")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    b = sub.add_parser("build", help="build the graph and every output (no inputs: the bundled samples)")
+    b.add_argument("inputs", nargs="*", help="abstract files: seed .txt, .jsonl, .json, .csv, .tsv")
+    b.add_argument("--out", "-o", default="outputs", help="output folder (default: outputs)")
+    b.add_argument("--base", default=None, help="base IRI of the resources")
+    b.add_argument("--quiet", "-q", action="store_true")
+    b.set_defaults(func=cmd_build)
+
+    e = sub.add_parser("extract", help="extract entities, one JSON object a record (JSON Lines)")
+    e.add_argument("inputs", nargs="*")
+    e.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
+    e.add_argument("--quiet", "-q", action="store_true")
+    e.set_defaults(func=cmd_extract)
+
+    q = sub.add_parser("query", help="run SPARQL on a built store")
+    q.add_argument("query", help="SPARQL text or a .rq file")
+    q.add_argument("--store", default="outputs", help="output folder or store folder (default: outputs)")
+    q.add_argument("--format", "-f", default="table", choices=["table", "json", "csv", "tsv", "xml", "turtle", "nt"])
+    q.add_argument("--bind", action="append", metavar="NAME=VALUE",
+                   help="bind a variable: a literal, or <IRI>; repeatable")
+    q.set_defaults(func=cmd_query)
+
+    v = sub.add_parser("validate", help="check a built graph against the SHACL shapes (exit 1 on violations)")
+    v.add_argument("target", nargs="?", default="outputs", help="output folder or RDF file")
+    v.set_defaults(func=cmd_validate)
+
+    s = sub.add_parser("stats", help="print the counts of a built graph")
+    s.add_argument("target", nargs="?", default="outputs")
+    s.set_defaults(func=cmd_stats)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    if getattr(args, "base", "unset") is None:
+        from .namespace import DEFAULT_BASE
+
+        args.base = DEFAULT_BASE
+    from .ingest import InputError
+    from .store import QueryError
+
+    try:
+        return args.func(args)
+    except (InputError, QueryError, FileNotFoundError, ValueError) as exc:
+        print(f"kg {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"kg {args.command}: interrupted; earlier outputs were left as they were", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Write the outputs of a build: RDF files, extractions, store, HTML views, stats.
+
+Everything is written into a temporary sibling folder first and swapped in
+at the end, so a failed build never leaves a half-written output folder and
+the previous outputs stay intact until the new ones are complete.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import networkx as nx
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from .extract import PIPELINE_VERSION
+from .model import Extraction
+from .namespace import DEFAULT_BASE
+from .rdf import jsonld_context, to_jsonld, to_ntriples, to_rdf, to_turtle
+from .store import STORE_DIR, write_store
+from .viz import build_view, render_html
+
+GRAPH_FILES = ("graph.ttl", "graph.nt", "graph.jsonld")
+
+
+def atomic_write(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def graph_stats(G: nx.MultiDiGraph, n_records: int | None = None) -> dict:
+    """Counts of nodes by type and edges by relation (plain data)."""
+    nodes = Counter(d["type"] for _, d in G.nodes(data=True))
+    edges = Counter(k for _, _, k in G.edges(keys=True))
+    out = {"pipeline_version": PIPELINE_VERSION, "nodes": dict(sorted(nodes.items())),
+           "edges": dict(sorted(edges.items())), "node_count": G.number_of_nodes(), "edge_count": G.number_of_edges()}
+    if n_records is not None:
+        out["records"] = n_records
+    return out
+
+
+def extractions_jsonl(extractions: Iterable[Extraction]) -> str:
+    return "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in extractions)
+
+
+def _index_html(stats: dict, views: list[tuple[str, str, str]]) -> str:
+    env = Environment(loader=FileSystemLoader(str(Path(__file__).parent / "templates")),
+                      autoescape=select_autoescape(["html"]))
+    return env.get_template("index.html").render(stats=stats, views=views, files=GRAPH_FILES)
+
+
+def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
+                  base: str = DEFAULT_BASE, n_records: int | None = None) -> dict:
+    """Write every output of a build into ``outdir`` (replaced atomically). Returns the stats."""
+    outdir = Path(outdir).resolve()
+    outdir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp-", dir=outdir.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o777 & ~umask)
+    try:
+        g = to_rdf(G, base=base)
+        nt = to_ntriples(g)
+        (tmp / "graph.nt").write_text(nt, encoding="utf-8")
+        (tmp / "graph.ttl").write_text(to_turtle(g), encoding="utf-8")
+        (tmp / "graph.jsonld").write_text(to_jsonld(g, base), encoding="utf-8")
+        (tmp / "context.jsonld").write_text(
+            json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        (tmp / "extractions.jsonl").write_text(extractions_jsonl(extractions), encoding="utf-8")
+        stats = graph_stats(G, n_records)
+        stats["triples"] = nt.count("\n")
+        (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        views = [("graph.html", "Overview", "every paper, method, task, dataset, repository and venue")]
+        (tmp / "graph.html").write_text(render_html(build_view(G, title="abstract-kg: overview")), encoding="utf-8")
+        (tmp / "index.html").write_text(_index_html(stats, views), encoding="utf-8")
+        write_store(tmp / "graph.nt", tmp / STORE_DIR)
+        _swap(tmp, outdir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return stats
+
+
+def _swap(new: Path, outdir: Path) -> None:
+    """Put ``new`` in place of ``outdir``; the old folder is removed only after."""
+    old = None
+    if outdir.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.old-", dir=outdir.parent))
+        os.rename(outdir, old / "prev")
+    try:
+        os.rename(new, outdir)
+    except BaseException:
+        if old is not None:
+            os.rename(old / "prev", outdir)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def write_html(net, path: str | Path) -> None:
+    """Write one view (from :func:`kg.viz.build_view`) as a self-contained page."""
+    atomic_write(path, render_html(net))

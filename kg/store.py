@@ -1,0 +1,170 @@
+"""The Oxigraph store: write it from N-Triples, open it read-only, run SPARQL.
+
+Parameters go in through Oxigraph's ``substitutions`` (the SEP-0007 analogue
+of rdflib's ``initBindings``), never by formatting query text.
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pyoxigraph as ox
+
+STORE_DIR = "store"
+
+
+class QueryError(ValueError):
+    """A SPARQL query that does not parse or cannot run."""
+
+
+def write_store(nt_path: str | Path, store_dir: str | Path) -> None:
+    """Create an Oxigraph store in ``store_dir`` (must not exist) from an N-Triples file."""
+    store = ox.Store(str(store_dir))
+    try:
+        store.bulk_load(path=str(nt_path), format=ox.RdfFormat.N_TRIPLES)
+        store.flush()
+        store.optimize()
+    finally:
+        del store
+
+
+def store_path(where: str | Path) -> Path:
+    """The store folder of an output folder (or the store folder itself)."""
+    p = Path(where)
+    return p / STORE_DIR if (p / STORE_DIR).is_dir() else p
+
+
+def open_store(where: str | Path) -> ox.Store:
+    """Open a built store read-only (many readers may share it)."""
+    p = store_path(where)
+    if not p.is_dir():
+        raise FileNotFoundError(f"{where}: no Oxigraph store here (run `kg build` first)")
+    try:
+        return ox.Store.read_only(str(p))
+    except OSError as exc:
+        raise FileNotFoundError(f"{where}: not a readable Oxigraph store ({exc})") from None
+
+
+def to_term(value) -> ox.NamedNode | ox.Literal | ox.BlankNode:
+    """A Python value or rdflib term as an Oxigraph term.
+
+    >>> to_term("data attribution")
+    <Literal value=data attribution datatype=<NamedNode value=http://www.w3.org/2001/XMLSchema#string>>
+    >>> to_term(3).datatype.value
+    'http://www.w3.org/2001/XMLSchema#integer'
+    """
+    if isinstance(value, (ox.NamedNode, ox.Literal, ox.BlankNode)):
+        return value
+    try:
+        import rdflib
+    except ImportError:  # pragma: no cover - rdflib is a dependency
+        rdflib = None
+    if rdflib is not None:
+        if isinstance(value, rdflib.URIRef):
+            return ox.NamedNode(str(value))
+        if isinstance(value, rdflib.BNode):
+            return ox.BlankNode(str(value))
+        if isinstance(value, rdflib.Literal):
+            if value.language:
+                return ox.Literal(str(value), language=value.language)
+            if value.datatype:
+                return ox.Literal(str(value), datatype=ox.NamedNode(str(value.datatype)))
+            return ox.Literal(str(value))
+    if isinstance(value, bool):
+        return ox.Literal("true" if value else "false", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#boolean"))
+    if isinstance(value, int):
+        return ox.Literal(str(value), datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer"))
+    if isinstance(value, float):
+        return ox.Literal(repr(value), datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#double"))
+    return ox.Literal(str(value))
+
+
+def run_query(store: ox.Store, sparql: str, bindings: dict | None = None):
+    """Run a SPARQL query; ``bindings`` maps variable names to values or terms."""
+    subs = {ox.Variable(k.lstrip("?$")): to_term(v) for k, v in (bindings or {}).items()}
+    try:
+        return store.query(sparql, substitutions=subs or None)
+    except SyntaxError as exc:
+        raise QueryError(f"SPARQL syntax error: {exc}") from None
+    except OSError as exc:
+        raise QueryError(f"query failed: {exc}") from None
+
+
+def python_value(term):
+    """A plain Python value of an Oxigraph term (IRIs as strings, numbers as numbers)."""
+    if term is None:
+        return None
+    if isinstance(term, ox.Literal):
+        dt = term.datatype.value if term.datatype else ""
+        if dt.endswith(("#integer", "#int", "#long", "#nonNegativeInteger", "#positiveInteger", "#short")):
+            try:
+                return int(term.value)
+            except ValueError:
+                return term.value
+        if dt.endswith(("#decimal", "#double", "#float")):
+            try:
+                return float(term.value)
+            except ValueError:
+                return term.value
+        if dt.endswith("#boolean"):
+            return term.value == "true"
+        return term.value
+    return term.value
+
+
+def rows(results) -> list[dict]:
+    """SELECT results as a list of {variable: python value} dicts."""
+    names = [v.value for v in results.variables]
+    return [{n: python_value(sol[n]) for n in names} for sol in results]
+
+
+FORMATS = {"json": ox.QueryResultsFormat.JSON, "csv": ox.QueryResultsFormat.CSV,
+           "tsv": ox.QueryResultsFormat.TSV, "xml": ox.QueryResultsFormat.XML}
+GRAPH_FORMATS = {"turtle": ox.RdfFormat.TURTLE, "nt": ox.RdfFormat.N_TRIPLES, "ntriples": ox.RdfFormat.N_TRIPLES}
+
+
+def serialize_results(results, fmt: str, prefixes: dict[str, str] | None = None) -> str:
+    """Results as text: ``table`` (aligned columns), ``json`` (W3C SPARQL JSON),
+    ``csv`` / ``tsv`` / ``xml`` (W3C formats); CONSTRUCT / DESCRIBE results as
+    Turtle (``table``, ``turtle``) or N-Triples (``nt``)."""
+    if isinstance(results, ox.QueryTriples):
+        gfmt = GRAPH_FORMATS.get(fmt, ox.RdfFormat.TURTLE)
+        return results.serialize(format=gfmt).decode("utf-8")
+    if fmt == "table":
+        return format_table(results, prefixes or {})
+    if fmt not in FORMATS:
+        raise QueryError(f"unknown output format {fmt!r} (use table, json, csv, tsv or xml)")
+    buf = io.BytesIO()
+    results.serialize(buf, format=FORMATS[fmt])
+    return buf.getvalue().decode("utf-8")
+
+
+def _short(term, prefixes: dict[str, str]) -> str:
+    if term is None:
+        return ""
+    if isinstance(term, ox.NamedNode):
+        for p, ns in prefixes.items():
+            if term.value.startswith(ns) and len(term.value) > len(ns):
+                return f"{p}:{term.value[len(ns):]}"
+        return f"<{term.value}>"
+    if isinstance(term, ox.BlankNode):
+        return f"_:{term.value}"
+    return term.value
+
+
+def format_table(results, prefixes: dict[str, str]) -> str:
+    """An aligned plain-text table (``ASK`` gives ``true`` / ``false``)."""
+    if isinstance(results, ox.QueryBoolean):
+        return "true\n" if bool(results) else "false\n"
+    names = [v.value for v in results.variables]
+    data = [[" ".join(_short(sol[n], prefixes).split()) for n in names] for sol in results]
+    widths = [min(60, max([len(n)] + [len(r[i]) for r in data])) for i, n in enumerate(names)]
+
+    def fit(cell: str, w: int) -> str:
+        return (cell if len(cell) <= w else cell[: w - 1] + "…").ljust(w)
+
+    lines = ["  ".join(fit(n, w) for n, w in zip(names, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(fit(c, w) for c, w in zip(r, widths)).rstrip() for r in data]
+    lines.append(f"({len(data)} row{'s' if len(data) != 1 else ''})")
+    return "\n".join(lines) + "\n"
