@@ -148,6 +148,8 @@ class KnowledgeGraph:
             res = self._store.query(sparql, prefixes=QUERY_PREFIXES, substitutions=subs or None)
         except SyntaxError as exc:
             raise QueryError(f"SPARQL syntax error: {exc}") from None
+        except (OSError, RuntimeError) as exc:
+            raise QueryError(f"query failed: {exc}") from None
         if isinstance(res, ox.QueryBoolean):
             return bool(res)
         if isinstance(res, ox.QueryTriples):

@@ -60,7 +60,7 @@ def paper_label(title: str | None, abstract: str, proposed: list[str]) -> str:
     """A readable label: the title, else the proposed method and the first words.
 
     >>> paper_label(None, "We study how models learn features in deep nets today.", ["FooNet"])
-    'FooNet: We study how models learn features in deep…'
+    'FooNet: We study how models learn features in deep nets…'
     """
     if title:
         return title

@@ -86,8 +86,11 @@ def run_query(store: ox.Store, sparql: str, bindings: dict | None = None):
         return store.query(sparql, substitutions=subs or None)
     except SyntaxError as exc:
         raise QueryError(f"SPARQL syntax error: {exc}") from None
-    except OSError as exc:
-        raise QueryError(f"query failed: {exc}") from None
+    except (OSError, RuntimeError) as exc:
+        hint = ""
+        if "projection" in str(exc):
+            hint = " (a bound variable must appear in the SELECT clause, as in SPARQL 1.2 SEP-0007 substitution)"
+        raise QueryError(f"query failed: {exc}{hint}") from None
 
 
 def python_value(term):

@@ -25,11 +25,18 @@ def singular(word: str) -> str:
 
 
 def norm_words(text: str) -> list[str]:
-    """Lower-cased, singular words of ``text`` (LaTeX, HTML tags and punctuation dropped)."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    text = re.sub(r"</?[a-z][^>]*>", " ", text)
+    """Lower-cased, singular words of ``text`` (LaTeX, HTML tags and punctuation dropped).
+
+    A plural "s" goes from ordinary words and from acronyms ("LLMs"), not from
+    names that end in a capital S ("TeDS").
+
+    >>> norm_words("LLMs and TeDS on <i>graphs</i>")
+    ['llm', 'and', 'teds', 'on', 'graph']
+    """
+    text = unicodedata.normalize("NFKC", text)
+    text = re.sub(r"</?[A-Za-z][^>]*>", " ", text)
     text = _LATEX_CMD.sub(" ", text).replace("$", " ")
-    return [singular(w) for w in _WORD.findall(text)]
+    return [w.lower() if w[-1:].isupper() and not w.isupper() else singular(w.lower()) for w in _WORD.findall(text)]
 
 
 def norm_key(text: str) -> str:

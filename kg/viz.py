@@ -106,13 +106,14 @@ def build_view(G: nx.MultiDiGraph, title: str = "abstract-kg", focus: str | None
         color, shape = STYLE.get(d["type"], ("#bab0ac", "dot"))
         deg = G.degree(n)
         label = d.get("label", n)
-        opts = dict(title=_tooltip(G, n), group=d["type"], size=10 + min(30, 3 * deg ** 0.5 * 2),
+        opts = dict(title=_tooltip(G, n), size=10 + min(30, 3 * deg ** 0.5 * 2),
                     kgtype=d["type"], kgnames=[label, *d.get("aliases", [])])
         if n == focus:
             opts["borderWidth"] = 4
         if big:
             opts.update(x=round(float(pos[n][0]) * 1500, 1), y=round(float(pos[n][1]) * 1500, 1), physics=False)
-        net.add_node(n, label=label if len(label) <= 40 else label[:39] + "…", color=color, shape=shape, **opts)
+        cut = 28 if d["type"] == "Paper" else 40
+        net.add_node(n, label=label if len(label) <= cut else label[:cut - 1] + "…", color=color, shape=shape, **opts)
     for u, v, key in sorted(G.edges(keys=True)):
         net.add_edge(u, v, title=key, color=EDGE_COLOR.get(key, "#bbbbbb"), arrows="to", kgrel=key)
     net.set_options(json.dumps({

@@ -121,7 +121,7 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
         for m in members:
             if m[2] not in surface:
                 surface.append(m[2])
-        name = _canonical(surface, type_, doc)
+        name = _canonical(surface, type_, role)
         aliases = tuple(s for s in surface if s != name)
         mentions = tuple(mention(m[0], m[1], m[2], type_, role, m[5]) for m in members)
         entities.append(DocEntity(type=type_, name=name, aliases=aliases, role=role, mentions=mentions))
@@ -139,11 +139,10 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     return Extraction(doc=doc_id, entities=tuple(entities), github=tuple(github), mentions=tuple(all_mentions))
 
 
-def _canonical(surface: list[str], type_: str, doc: Doc) -> str:
-    """The entity's name: for methods the acronym, else the long form."""
+def _canonical(surface: list[str], type_: str, role: str) -> str:
+    """The entity's name: a proposed method goes by its short name (the paper's
+    own acronym), everything else by its longest form."""
     if len(surface) == 1:
         return surface[0]
     by_len = sorted(surface, key=lambda s: (len(s), s))
-    if type_ == "Method":
-        return by_len[0]
-    return by_len[-1]
+    return by_len[0] if role == "proposed" else by_len[-1]

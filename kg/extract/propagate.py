@@ -1,0 +1,88 @@
+"""Corpus-level name propagation: a name one paper defines is found in the others.
+
+When a paper proposes "the Gated Spectral Unit (GSU)", another abstract of
+the same corpus that says "we compare against GSU" uses that method. After
+the first pass over every record, the names that papers define (proposed
+methods, typed abbreviation definitions) form a lexicon; a second pass finds
+those names, word-bounded and case-sensitive, in the abstracts that did not
+already name them. Only distinctive forms travel: name-like tokens (inner
+capitals or digits, at least 3 characters) and multi-word expansions.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..model import DocEntity, Extraction, Mention
+from ..text import compact_key
+from .components import is_name_like
+
+_SOURCE = "kg_corpus"
+
+
+def _distinctive(form: str) -> bool:
+    if " " in form.strip():
+        return len(form.split()) >= 2 and len(form) >= 8
+    return len(form) >= 3 and is_name_like(form)
+
+
+def build_lexicon(extractions: Iterable[Extraction]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """{surface form: (type, all forms of its entity)} of names defined in the corpus.
+
+    A form defined with two different types is left out (ambiguous).
+    """
+    lex: dict[str, tuple[str, tuple[str, ...]]] = {}
+    clash: set[str] = set()
+    for ex in extractions:
+        for ent in ex.entities:
+            defined = any(m.source.split("@")[0] in {"kg_proposed", "kg_defined", "kg_abbreviations"} for m in ent.mentions)
+            if not defined or ent.type not in {"Method", "Dataset"}:
+                continue
+            forms = tuple(f for f in (ent.name, *ent.aliases) if _distinctive(f))
+            for f in forms:
+                if f in lex and lex[f][0] != ent.type:
+                    clash.add(f)
+                lex.setdefault(f, (ent.type, forms))
+    return {f: v for f, v in lex.items() if f not in clash}
+
+
+def _pattern(forms: Iterable[str]) -> re.Pattern | None:
+    forms = sorted(forms, key=lambda f: (-len(f), f))
+    if not forms:
+        return None
+    return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(f) for f in forms) + r")(?![\w-])")
+
+
+def propagate(extraction: Extraction, text: str, lexicon: dict, pattern: re.Pattern | None,
+              sents: list[tuple[int, int]] = ()) -> Extraction:
+    """Add the lexicon names found in ``text`` (the abstract) that ``extraction`` lacks.
+
+    ``sents`` are the (start, end) char spans of the abstract's sentences.
+    """
+    if pattern is None:
+        return extraction
+    known = {compact_key(f) for e in extraction.entities for f in (e.name, *e.aliases)}
+    taken = [(m.start, m.end) for m in extraction.mentions if not m.source.endswith("@title")]
+    found: dict[tuple, list[Mention]] = {}
+    for m in pattern.finditer(text):
+        form = m.group(0)
+        type_, forms = lexicon[form]
+        if compact_key(form) in known or any(m.start() < e and s < m.end() for s, e in taken):
+            continue
+        sentence = next((text[s:e] for s, e in sents if s <= m.start() < e), "")
+        role = "used" if type_ == "Method" else ""
+        found.setdefault((type_, forms), []).append(
+            Mention(text=form, type=type_, start=m.start(), end=m.end(), role=role, source=_SOURCE, sentence=sentence))
+        taken.append((m.start(), m.end()))
+    if not found:
+        return extraction
+    new = []
+    for (type_, _forms), mentions in found.items():
+        surface = list(dict.fromkeys(mm.text for mm in mentions))
+        name = sorted(surface, key=lambda s: (len(s), s))[0] if type_ == "Method" else max(surface, key=len)
+        new.append(DocEntity(type=type_, name=name, aliases=tuple(s for s in surface if s != name),
+                             role="used" if type_ == "Method" else "", mentions=tuple(mentions)))
+    entities = tuple(extraction.entities) + tuple(new)
+    mentions = tuple(sorted(extraction.mentions + tuple(m for e in new for m in e.mentions),
+                            key=lambda m: (m.source.endswith("@title") is False, m.start, m.end)))
+    return Extraction(doc=extraction.doc, entities=entities, github=extraction.github, mentions=mentions)

@@ -1,0 +1,48 @@
+import json
+import subprocess
+import sys
+
+from kg.cli import main
+
+
+def run(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "kg.cli", *args], capture_output=True, text=True, **kw)
+
+
+def test_missing_file_is_a_one_line_error_without_traceback(tmp_path):
+    r = run("build", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o"))
+    assert r.returncode == 2
+    assert "nope.jsonl: no such file" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_bad_record_names_file_and_line_and_keeps_previous_outputs(tmp_path, built):
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"id": "a", "abstract": "We propose ZetaNet for image classification."}\n')
+    out = tmp_path / "out"
+    assert main(["build", str(good), "--out", str(out), "-q"]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "abstract": "fine"}\n{"id": "b", "abstract": broken}\n')
+    r = run("build", str(bad), "--out", str(out))
+    assert r.returncode == 2 and "bad.jsonl:2: bad JSON" in r.stderr and "Traceback" not in r.stderr
+    after = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    assert after == before
+    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name or ".old-" in p.name]
+
+
+def test_extract_writes_the_contract(tmp_path):
+    out = tmp_path / "pred.jsonl"
+    assert main(["extract", "-o", str(out), "-q"]) == 0
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(lines) == 76
+    assert lines[1]["doc"] == "000_f72e9bc991a965d2.txt#1"
+    assert lines[1]["github"] == ["https://github.com/AI-sandbox/FSL-Net"]
+    assert any(m["name"] == "FSL-Net" for m in lines[1]["methods_proposed"])
+
+
+def test_stats_and_validate_commands(built, capsys):
+    assert main(["stats", str(built)]) == 0
+    assert json.loads(capsys.readouterr().out)["nodes"]["Paper"] == 68
+    assert main(["validate", str(built)]) == 0
+    assert main(["validate", str(built / "missing")]) == 2

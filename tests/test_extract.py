@@ -1,0 +1,120 @@
+"""Extraction cues, pinned on small sentences written for the tests (not from the dev abstracts)."""
+import json
+
+import pytest
+import spacy
+
+from kg.extract import extract_text
+from kg.extract.abbreviations import find_abbreviations, is_short_form
+
+
+def names(ex, type_, role=None):
+    return [e.name for e in ex.of(type_, role)]
+
+
+def all_forms(ex, type_, role=None):
+    return {f for e in ex.of(type_, role) for f in (e.name, *e.aliases)}
+
+
+# ------------------------------------------------------------------ abbreviations (pure function)
+
+@pytest.mark.parametrize("text,pair", [
+    ("We rely on the Sparse Mixture Router (SMR) in all runs.", ("Sparse Mixture Router", "SMR")),
+    ("Results on the Open Catalyst Project (OCP) are strong.", ("Open Catalyst Project", "OCP")),
+    ("A graph-based token merging (GTM) step is added.", ("graph-based token merging", "GTM")),
+    ("The wavelet kernel network (WK-Net) is small.", ("wavelet kernel network", "WK-Net")),
+])
+def test_find_abbreviations_on_blank_pipeline(text, pair):
+    doc = spacy.blank("en")(text)
+    assert [(l.text, s.text) for l, s in find_abbreviations(doc)] == [pair]
+
+
+@pytest.mark.parametrize("text", [
+    "This holds (see below) in general.",
+    "It was shown before (Smith 2020) that it fails.",
+    "Accuracy improves (e.g., on small data) a lot.",
+])
+def test_parentheses_that_are_not_abbreviations(text):
+    assert find_abbreviations(spacy.blank("en")(text)) == []
+
+
+def test_short_form_filter():
+    assert is_short_form("GNN") and is_short_form("s-OTDD")
+    assert not is_short_form("2021") and not is_short_form("i.e.") and not is_short_form("x")
+
+
+# ------------------------------------------------------------------ proposal cues
+
+@pytest.mark.parametrize("text,name", [
+    ("In this paper we propose QuillNet, a lightweight model for text deblurring.", "QuillNet"),
+    ("We introduce MorphoGAN to synthesize cell images.", "MorphoGAN"),
+    ("Here we present a new method, SPARKLE, that prunes attention heads.", "SPARKLE"),
+    ("We design a sampler, termed ZipSampler, for long videos.", "ZipSampler"),
+    ("A simple estimator called KernelTrace2 is derived.", "KernelTrace2"),
+    ("The resulting approach, dubbed HyperLoRA-X, is fast.", "HyperLoRA-X"),
+    ("FlowMatcher, a novel generative model, is trained on molecules.", "FlowMatcher"),
+    ("Our method, TinySeg, runs on phones.", "TinySeg"),
+])
+def test_proposal_cues(text, name):
+    ex = extract_text(text)
+    assert name in names(ex, "Method", "proposed")
+
+
+def test_acronym_definition_after_proposal_verb_links_expansion():
+    ex = extract_text("We propose the Adaptive Spectral Pooling Network (ASPN) for point clouds. ASPN is fast.")
+    (ent,) = ex.of("Method", "proposed")
+    assert {ent.name, *ent.aliases} == {"ASPN", "Adaptive Spectral Pooling Network"}
+    # Every occurrence is a mention, with offsets that point at the text.
+    text = "We propose the Adaptive Spectral Pooling Network (ASPN) for point clouds. ASPN is fast."
+    assert sum(1 for m in ent.mentions if m.text == "ASPN") == 2
+    assert all(text[m.start:m.end] == m.text for m in ent.mentions)
+
+
+def test_generic_descriptions_are_not_names():
+    ex = extract_text("We propose a novel framework for robust training of deep networks.")
+    assert ex.of("Method", "proposed") == []
+    ex = extract_text("We propose a simple method for LLMs that improves recall.")
+    assert ex.of("Method", "proposed") == []
+
+
+def test_title_name_before_colon():
+    ex = extract_text("We study cache eviction for transformers.", title="KVDrop: Dropping Keys Early")
+    (ent,) = ex.of("Method", "proposed")
+    assert ent.name == "KVDrop"
+    (m,) = ent.mentions
+    assert m.source.endswith("@title") and (m.start, m.end) == (0, 6)
+
+
+def test_a_name_is_proposed_or_used_never_both():
+    ex = extract_text("We propose GridFormer. Unlike prior GridFormer variants, GridFormer uses ImageNet.")
+    roles = {e.role for e in ex.entities if e.name == "GridFormer"}
+    assert roles == {"proposed"}
+    assert not (all_forms(ex, "Method", "proposed") & all_forms(ex, "Method", "used"))
+
+
+# ------------------------------------------------------------------ gazetteers and github
+
+def test_gazetteer_tasks_and_datasets():
+    ex = extract_text("We evaluate on semantic segmentation and image classification using CIFAR-10 and ImageNet.")
+    assert {"semantic segmentation", "image classification"} <= {n.lower() for n in names(ex, "Task")}
+    assert {"CIFAR-10", "ImageNet"} <= set(names(ex, "Dataset"))
+
+
+def test_github_in_extraction_and_json_contract():
+    text = r"Code: \url{https://github.com/some-lab/QuillNet}. We propose QuillNet."
+    ex = extract_text(text, doc_id="f.txt#3")
+    obj = ex.to_json()
+    assert obj["github"] == ["https://github.com/some-lab/QuillNet"]
+    assert set(obj) == {"doc", "methods_proposed", "methods_used", "tasks", "datasets", "github", "mentions"}
+    assert obj["doc"] == "f.txt#3"
+    gh = [m for m in obj["mentions"] if m["type"] == "CodeRepository"]
+    assert gh and text[gh[0]["start"]:gh[0]["end"]] == "https://github.com/some-lab/QuillNet"
+    json.dumps(obj)  # serializable
+
+
+def test_mentions_have_sentence_and_component():
+    ex = extract_text("Images matter. We introduce PixelHop2 for denoising.")
+    (ent,) = ex.of("Method", "proposed")
+    (m,) = ent.mentions
+    assert m.sentence == "We introduce PixelHop2 for denoising."
+    assert m.source == "kg_proposed" and m.role == "proposed"

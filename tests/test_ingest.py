@@ -1,0 +1,90 @@
+from pathlib import Path
+
+import pytest
+
+from kg.ingest import InputError, parse_venue, read_file, read_records, sample_paths
+
+from .conftest import write
+
+
+def test_samples_ship_with_the_package_under_their_names():
+    names = [p.name for p in sample_paths()]
+    assert names == ["000_f72e9bc991a965d2.txt", "001_2069452312283a90.txt",
+                     "002_3bf97846584ef6f8.txt", "003_11365987b2cee970.txt"]
+
+
+def test_seed_files_give_76_records_with_venue_and_ids():
+    recs = read_records(sample_paths())
+    assert len(recs) == 76
+    assert recs[0].doc == "000_f72e9bc991a965d2.txt#0"
+    assert recs[19].doc == "001_2069452312283a90.txt#0"
+    venues = {r.venue for r in recs}
+    assert venues == {"ICML 2025", "ICLR 2025"}
+    assert {r.year for r in recs} == {2025}
+
+
+@pytest.mark.parametrize("header,venue,year", [
+    ("ICML 2025 Papers", "ICML 2025", 2025),
+    ("ICLR 2025 论文列表", "ICLR 2025", 2025),
+    ("NeurIPS 2024 accepted papers", "NeurIPS 2024", 2024),
+    ("some abstracts", None, None),
+])
+def test_parse_venue(header, venue, year):
+    assert parse_venue(header) == (venue, year)
+
+
+def test_seed_text_without_header_and_with_crlf(tmp_path):
+    p = write(tmp_path / "x.txt", "First abstract. It has two sentences.\r\n\r\nSecond one here. Yes.\r\n")
+    recs = read_file(p)
+    assert [r.doc for r in recs] == ["x.txt#0", "x.txt#1"]
+    assert recs[1].abstract == "Second one here. Yes."
+    assert recs[0].venue is None
+
+
+def test_jsonl_records_use_their_fields(tmp_path):
+    p = write(tmp_path / "r.jsonl",
+              '{"id": "icml-1", "title": "T1", "abstract": "A one.", "venue": "ICML 2025", "code": "https://github.com/a/b"}\n'
+              '\n{"abstract": "A two.", "year": "2024"}\n')
+    a, b = read_file(p)
+    assert (a.doc, a.title, a.venue, a.year, a.code) == ("icml-1", "T1", "ICML 2025", 2025, ("https://github.com/a/b",))
+    assert (b.doc, b.year, b.line) == ("r.jsonl#1", 2024, 3)
+
+
+def test_json_array_and_csv(tmp_path):
+    j = write(tmp_path / "r.json", '[{"id": "a", "abstract": "x y"}, {"id": "b", "abstract": "z"}]')
+    assert [r.doc for r in read_file(j)] == ["a", "b"]
+    c = write(tmp_path / "r.csv", 'id,Title,Abstract\np1,"Hello, world","An abstract, with a comma."\n')
+    (rec,) = read_file(c)
+    assert (rec.doc, rec.title, rec.abstract) == ("p1", "Hello, world", "An abstract, with a comma.")
+
+
+@pytest.mark.parametrize("name,content,needle", [
+    ("bad.jsonl", '{"abstract": "ok"}\n{"abstract": \n', "bad.jsonl:2: bad JSON"),
+    ("noabs.jsonl", '{"abstract": "ok"}\n{"title": "no abstract"}\n', "noabs.jsonl:2: record 1 has no abstract"),
+    ("nocol.csv", "id,title\n1,x\n", "nocol.csv:1: no 'abstract' column"),
+    ("empty.txt", "  \n", "empty.txt: is empty"),
+    ("x.pdf", "whatever", "unknown input format"),
+])
+def test_bad_input_names_file_and_line(tmp_path, name, content, needle):
+    p = write(tmp_path / name, content)
+    with pytest.raises(InputError) as err:
+        read_file(p)
+    assert needle in str(err.value)
+
+
+def test_missing_and_binary_files(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        read_file(tmp_path / "nope.txt")
+    b = tmp_path / "b.txt"
+    b.write_bytes(b"\x00\x01\x02abc")
+    with pytest.raises(InputError, match="binary"):
+        read_file(b)
+    bad = tmp_path / "l1.txt"
+    bad.write_bytes("ok line\nbad \xff byte".encode("latin-1"))
+    with pytest.raises(InputError, match=r"l1.txt:2: not valid UTF-8"):
+        read_file(bad)
+
+
+def test_dict_records(tmp_path):
+    (r,) = read_records([{"abstract": "An abstract.", "id": "k"}])
+    assert r.doc == "k" and Path(r.source).name == "<records>"

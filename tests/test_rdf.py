@@ -1,0 +1,85 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyoxigraph as ox
+from rdflib import Graph, URIRef
+from rdflib.namespace import RDF
+
+from kg.namespace import KG, ontology_dir
+from kg.rdf import to_rdf
+
+ONTO = Graph().parse(ontology_dir() / "kg.ttl", format="turtle")
+KG_NS = str(KG._NS)
+
+
+def test_every_namespace_term_is_declared_in_the_ontology():
+    declared = {s for s in ONTO.subjects(RDF.type, None) if str(s).startswith(KG_NS)}
+    terms = {KG[name] for name in KG.__annotations__}
+    assert terms and terms <= declared
+
+
+def test_every_kg_term_used_in_a_built_graph_is_declared(sample_kg):
+    declared = {str(s) for s in ONTO.subjects(RDF.type, None)}
+    used = {str(t) for triple in sample_kg.rdf for t in triple if isinstance(t, URIRef) and str(t).startswith(KG_NS)}
+    assert used and used <= declared
+
+
+def test_every_output_parses_with_rdflib_and_pyoxigraph(built):
+    counts = {}
+    for name, fmt, oxfmt in [("graph.ttl", "turtle", ox.RdfFormat.TURTLE),
+                             ("graph.nt", "nt", ox.RdfFormat.N_TRIPLES),
+                             ("graph.jsonld", "json-ld", ox.RdfFormat.JSON_LD)]:
+        g = Graph().parse(built / name, format=fmt)
+        store = ox.Store()
+        store.load(path=str(built / name), format=oxfmt)
+        counts[name] = (len(g), len(store))
+    assert len({c for pair in counts.values() for c in pair}) == 1, counts
+    assert counts["graph.nt"][0] > 1000
+
+
+def test_counts_in_the_built_graph(built):
+    g = Graph().parse(built / "graph.nt", format="nt")
+    assert len(set(g.subjects(RDF.type, KG.Paper))) == 68
+    assert len(set(g.subjects(RDF.type, KG.CodeRepository))) == 7
+    stats = json.loads((built / "stats.json").read_text())
+    assert stats["nodes"]["Paper"] == 68 and stats["records"] == 76
+
+
+def test_mentions_back_the_statements(sample_kg):
+    rows = sample_kg.query("""
+        SELECT ?sentence WHERE {
+          ?p kg:hasCode ?r . ?r kg:url <https://github.com/vita-epfl/TAROT> .
+          ?p kg:hasMention ?m . ?m kg:mentionOf ?r ; kg:sentence ?sentence }""")
+    assert rows and "github.com/vita-epfl/TAROT" in rows[0]["sentence"]
+
+
+def test_two_builds_give_byte_identical_files(tmp_path):
+    """Two processes with different hash seeds write the same bytes."""
+    outs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"o{seed}"
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        subprocess.run([sys.executable, "-m", "kg.cli", "build", "--out", str(out), "-q"],
+                       check=True, env=env, capture_output=True)
+        outs.append(out)
+    for name in ("graph.ttl", "graph.nt", "graph.jsonld", "extractions.jsonl", "stats.json", "graph.html", "index.html"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+
+
+def test_base_iri_is_configurable(sample_kg):
+    g = to_rdf(sample_kg.nx, base="http://example.org/kg/")
+    subjects = {str(s) for s in g.subjects(RDF.type, KG.Paper)}
+    assert all(s.startswith("http://example.org/kg/paper/") for s in subjects)
+
+
+def test_ontology_aligns_with_schema_and_lpwc():
+    q = """SELECT ?c ?super ?eq WHERE { ?c a owl:Class ; rdfs:subClassOf ?super .
+           OPTIONAL { ?c owl:equivalentClass ?eq } }"""
+    rows = {str(r.c).split("#")[1]: (str(r.super), str(r.eq) if r.eq else None) for r in ONTO.query(q)}
+    assert rows["Paper"] == ("https://schema.org/ScholarlyArticle", "https://linkedpaperswithcode.com/class/paper")
+    assert rows["Dataset"][0] == "https://schema.org/Dataset"
+    assert rows["CodeRepository"][0] == "https://schema.org/SoftwareSourceCode"
+    assert Path(ontology_dir() / "shapes.ttl").is_file()

@@ -1,0 +1,57 @@
+import csv
+import io
+import json
+
+import pytest
+
+from kg.cli import main
+from kg.store import QueryError, open_store, rows, run_query
+
+COUNT = "PREFIX kg: <https://w3id.org/abstract-kg/ontology#> SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a kg:Paper }"
+
+
+def test_cli_query_csv_prints_68_last(built, capsys):
+    assert main(["query", COUNT, "--store", str(built), "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "n" and lines[-1] == "68"
+
+
+def test_cli_query_json_is_w3c_results(built, capsys):
+    assert main(["query", COUNT, "--store", str(built), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["head"]["vars"] == ["n"]
+    assert data["results"]["bindings"][0]["n"]["value"] == "68"
+
+
+def test_query_file_table_and_bindings(built, tmp_path, capsys):
+    rq = tmp_path / "q.rq"
+    rq.write_text("SELECT ?r ?u WHERE { ?r a kg:CodeRepository ; kg:url ?u }")  # kg: predeclared
+    assert main(["query", str(rq), "--store", str(built), "--bind", "u=<https://github.com/vita-epfl/TAROT>"]) == 0
+    out = capsys.readouterr().out
+    assert "res:repository/github/vita-epfl/tarot" in out and "(1 row)" in out
+
+
+def test_bindings_are_terms_not_text(built):
+    store = open_store(built)
+    q = ("PREFIX skos: <http://www.w3.org/2004/02/skos/core#> "
+         "SELECT ?e ?name WHERE { ?e skos:prefLabel ?name }")
+    hostile = 'x" } ; DROP ALL ; SELECT * WHERE { ?s ?p ?o '
+    assert rows(run_query(store, q, {"name": hostile})) == []
+    found = rows(run_query(store, q, {"name": "TAROT"}))
+    assert [r["e"] for r in found] == ["https://w3id.org/abstract-kg/resource/method/tarot"]
+    # A bound variable left out of the projection is refused with a clear hint.
+    with pytest.raises(QueryError, match="SELECT clause"):
+        run_query(store, q.replace("?e ?name WHERE", "?e WHERE"), {"name": "TAROT"})
+
+
+def test_bad_query_is_a_clear_error(built, capsys):
+    with pytest.raises(QueryError):
+        run_query(open_store(built), "SELEC nothing")
+    assert main(["query", "SELECT WHERE {", "--store", str(built)]) == 2
+    assert "SPARQL syntax error" in capsys.readouterr().err
+
+
+def test_csv_output_has_header(built, capsys):
+    assert main(["query", "SELECT ?p ?l WHERE { ?p a kg:Paper ; rdfs:label ?l }", "--store", str(built), "-f", "csv"]) == 0
+    table = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert table[0] == ["p", "l"] and len(table) == 69

@@ -1,0 +1,32 @@
+from rdflib import Graph, Literal, URIRef
+from rdflib.namespace import RDF, SKOS
+
+from kg.cli import main
+from kg.namespace import KG
+from kg.validate import validate_graph, validate_path
+
+
+def test_sample_graph_conforms(built):
+    report = validate_path(built)
+    assert report.conforms, report.text
+
+
+def test_violations_are_caught(built, tmp_path, capsys):
+    g = Graph().parse(built / "graph.nt", format="nt")
+    method = next(g.subjects(RDF.type, KG.Method))
+    g.remove((method, SKOS.prefLabel, None))                       # missing canonical name
+    repo = next(g.subjects(RDF.type, KG.CodeRepository))
+    g.remove((repo, KG.url, None))
+    g.add((repo, KG.url, URIRef("https://gitlab.com/a/b")))         # wrong URL pattern
+    paper = next(g.subjects(RDF.type, KG.Paper))
+    g.add((paper, KG.addressesTask, method))                       # object of the wrong class
+    mention = next(g.subjects(RDF.type, KG.Mention))
+    g.set((mention, KG.endOffset, Literal(0, datatype=URIRef("http://www.w3.org/2001/XMLSchema#nonNegativeInteger"))))
+    report = validate_graph(g)
+    assert not report.conforms
+    assert report.violations >= 4
+    bad = tmp_path / "bad.nt"
+    g.serialize(bad, format="nt")
+    assert main(["validate", str(bad)]) == 1
+    out = capsys.readouterr()
+    assert "violation" in out.err and "prefLabel" in out.out
