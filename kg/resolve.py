@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ._unionfind import UnionFind
 from .model import DocEntity, Entity, Extraction, Mention, Paper, Record, Relation
 from .text import compact_key, iri_slug, norm_key, normalize_github, text_hash
 
@@ -34,26 +35,6 @@ class Resolved:
 
 def _is_acronym(form: str) -> bool:
     return " " not in form and len(form) <= 12 and sum(c.isupper() for c in form) >= 2
-
-
-class _Union:
-    def __init__(self):
-        self.parent: dict = {}
-
-    def find(self, x):
-        self.parent.setdefault(x, x)
-        root = x
-        while self.parent[root] != root:
-            root = self.parent[root]
-        while self.parent[x] != root:
-            self.parent[x], x = root, self.parent[x]
-        return root
-
-    def union(self, a, b):
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            lo, hi = sorted((ra, rb))
-            self.parent[hi] = lo
 
 
 def paper_label(title: str | None, abstract: str, proposed: list[str]) -> str:
@@ -89,7 +70,7 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
     paper_ex = {pid: by_doc[recs[0].doc] for pid, recs in groups.items() if recs[0].doc in by_doc}
 
     # ---- entities: union-find over (type, key)
-    uf = _Union()
+    uf = UnionFind()
     acronym_links: dict[tuple, set] = defaultdict(set)
     doc_entities: list[tuple[str, DocEntity]] = []
     for pid, ex in paper_ex.items():

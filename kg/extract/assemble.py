@@ -14,28 +14,12 @@ import re
 from spacy.tokens import Doc
 
 from ..model import DocEntity, Extraction, Mention
+from .._unionfind import UnionFind
 from ..text import compact_key
 
 #: Span groups in priority order, with the role they give a method.
 GROUPS = (("kg_proposed", "proposed"), ("kg_defined", "used"), ("kg_gazetteer", "used"))
 _TYPE_ORDER = {"Method": 0, "Dataset": 1, "Task": 2}
-
-
-class _Union:
-    def __init__(self):
-        self.parent: dict[str, str] = {}
-
-    def find(self, x: str) -> str:
-        self.parent.setdefault(x, x)
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
-
-    def union(self, a: str, b: str) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[max(ra, rb)] = min(ra, rb)
 
 
 def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
@@ -59,7 +43,7 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
             taken.append((s, e))
             picked.append((s, e, span.text, span.label_, role if span.label_ == "Method" else "", group))
 
-    uf = _Union()
+    uf = UnionFind()
     types: dict[str, str] = {}
     for s, e, text, type_, role, source in picked:
         types.setdefault(compact_key(text), type_)
