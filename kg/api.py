@@ -5,8 +5,8 @@
 ...     {"id": "a", "abstract": "We propose FooNet, a network for image classification."},
 ...     {"id": "b", "abstract": "We compare FooNet with ResNet-50 on image classification."},
 ... ])
->>> [m.name for m in kg.methods()]
-['FooNet']
+>>> sorted(m.name for m in kg.methods())
+['FooNet', 'ResNet-50']
 >>> [t.name for t in kg.tasks()]
 ['image classification']
 >>> kg.query("SELECT (COUNT(?p) AS ?n) WHERE { ?p a kg:Paper }")

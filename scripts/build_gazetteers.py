@@ -90,6 +90,59 @@ def clean_method(name: str) -> str | None:
     return name
 
 
+#: Heads too generic to end a task name on their own.
+GENERIC_HEADS = {
+    "tasks", "task", "problem", "problems", "systems", "system", "applications", "application", "models",
+    "model", "data", "images", "image", "benchmarks", "benchmark", "training", "processing", "process",
+    "representation", "representations", "scenes", "objects", "features", "domains", "domain", "language",
+    "speech", "text", "information", "networks", "phase", "questions", "relations", "structures", "boundaries",
+    "community", "research", "errors", "settings", "case", "datasets", "knowledge", "programs", "flow",
+    "cues", "patterns", "study", "studies", "interaction", "surfaces", "class", "similarity", "games",
+    "intelligence", "security", "history", "labels", "graphs", "clouds", "videos", "imagery", "test",
+    "mathematics", "physics", "embedding", "embeddings", "design", "engineering", "hand", "variation",
+    "computation", "description", "challenge", "supervised", "unsupervised", "dependency", "sentiment",
+    "chess", "diagrams", "predictions", "reconstructions", "translations", "communication", "fusion",
+    "anomaly", "trading", "reading", "conversation", "dialog", "filling", "simulation", "image",
+    "vision", "attention", "motion", "question", "science", "setting", "sampling", "decoding", "ambiguity",
+    "maintenance", "integration", "expansion", "advertising", "animation", "organization", "resolution",
+}
+NOMINAL = re.compile(r"(?:tion|sion|ing|ment|sis|ance|ence|ity|ization|isation|al)$")
+
+
+def task_heads(src: Path, data: Path) -> list[str]:
+    """Head nouns of task names: PwC task names and SciERC train/dev + SciREX train Task mentions."""
+    import json
+    from collections import Counter
+
+    heads: Counter = Counter()
+    for name in rows(src / "tasks.tsv"):
+        words = name.lower().split()
+        if len(words) > 1 and words[-1].isalpha():
+            heads[words[-1]] += 1
+    for split in ("train", "dev"):  # never test
+        path = data / "scierc" / f"{split}.jsonl"
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                for _s, _e, t, surface in json.loads(line)["ner_char"]:
+                    if t == "Task" and surface.split()[-1].isalpha():
+                        heads[surface.split()[-1].lower()] += 1
+    path = data / "scirex" / "abstracts.jsonl"
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            for m in json.loads(line)["mentions"]:
+                if m["type"] == "Task" and m["text"].split()[-1].isalpha():
+                    heads[m["text"].split()[-1].lower()] += 1
+    keep = {h for h, n in heads.items() if n >= 3 and NOMINAL.search(h) and h not in GENERIC_HEADS}
+    # Heads that are plain nouns, not nominalizations, but name tasks all the same.
+    keep |= {"transfer", "regression", "inference", "attack", "defense", "retrieval", "inpainting",
+             "unlearning", "recall", "distillation", "tuning", "probing", "steering", "acquisition",
+             "attribution", "imputation", "quantization", "summarization", "localization", "forecasting",
+             # common heads of task names that need a modifier ("survival analysis", "image generation")
+             "learning", "generation", "analysis", "modeling", "modelling", "search", "evaluation",
+             "explanation", "discovery", "control", "detection", "design"}
+    return sorted(keep)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", type=Path, default=ROOT.parent / "shared" / "data" / "gazetteer")
@@ -101,6 +154,11 @@ def main() -> int:
         text = HEADER + "".join(n + "\n" for n in sorted(names, key=lambda s: (s.lower(), s)))
         (args.out / f"{kind}.txt").write_text(text, encoding="utf-8")
         print(f"{kind}: {len(names)} names -> {args.out / (kind + '.txt')}")
+    heads = task_heads(args.src, args.src.parent)
+    (args.out / "task_heads.txt").write_text(
+        "# Head nouns of task names, by scripts/build_gazetteers.py (PwC tasks, SciERC train/dev, SciREX train).\n"
+        + "".join(h + "\n" for h in heads), encoding="utf-8")
+    print(f"task heads: {len(heads)}")
     return 0
 
 

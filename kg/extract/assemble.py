@@ -18,7 +18,8 @@ from .._unionfind import UnionFind
 from ..text import compact_key
 
 #: Span groups in priority order, with the role they give a method.
-GROUPS = (("kg_proposed", "proposed"), ("kg_defined", "used"), ("kg_gazetteer", "used"))
+GROUPS = (("kg_proposed", "proposed"), ("kg_defined", "used"), ("kg_gazetteer", "used"), ("kg_cues", "used"),
+          ("kg_tasks", "used"))
 _TYPE_ORDER = {"Method": 0, "Dataset": 1, "Task": 2}
 
 
@@ -35,6 +36,8 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     """
     picked: list[tuple[int, int, str, str, str, str]] = []  # start, end, text, type, role, source
     taken: list[tuple[int, int]] = []
+    canon: dict[str, str] = {}  # key -> canonical name given by a lexicon or a task rule
+    uf = UnionFind()
     for group, role in GROUPS:
         for span in doc.spans.get(group, []):
             s, e = span.start_char, span.end_char
@@ -42,8 +45,11 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
                 continue
             taken.append((s, e))
             picked.append((s, e, span.text, span.label_, role if span.label_ == "Method" else "", group))
+            if span.kb_id_:
+                kb = "kb:" + span.label_ + ":" + compact_key(span.kb_id_)
+                uf.union(compact_key(span.text), kb)
+                canon.setdefault(kb, span.kb_id_)
 
-    uf = UnionFind()
     types: dict[str, str] = {}
     for s, e, text, type_, role, source in picked:
         types.setdefault(compact_key(text), type_)
@@ -95,7 +101,7 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
         grouped.setdefault(uf.find(compact_key(p[2])), []).append(p)
 
     entities = []
-    for members in grouped.values():
+    for root, members in grouped.items():
         type_ = min((m[3] for m in members), key=lambda t: _TYPE_ORDER.get(t, 9))
         members = [m for m in members]
         role = ""
@@ -105,7 +111,8 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
         for m in members:
             if m[2] not in surface:
                 surface.append(m[2])
-        name = _canonical(surface, type_, role)
+        names = sorted(canon[k] for k in uf.parent if k in canon and uf.find(k) == root)
+        name = _canonical(surface, type_, role, names[0] if names and role != "proposed" else None)
         aliases = tuple(s for s in surface if s != name)
         mentions = tuple(mention(m[0], m[1], m[2], type_, role, m[5]) for m in members)
         entities.append(DocEntity(type=type_, name=name, aliases=aliases, role=role, mentions=mentions))
@@ -123,9 +130,11 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     return Extraction(doc=doc_id, entities=tuple(entities), github=tuple(github), mentions=tuple(all_mentions))
 
 
-def _canonical(surface: list[str], type_: str, role: str) -> str:
-    """The entity's name: a proposed method goes by its short name (the paper's
-    own acronym), everything else by its longest form."""
+def _canonical(surface: list[str], type_: str, role: str, lexical: str | None = None) -> str:
+    """The entity's name: the lexicon's canonical name when there is one, a
+    proposed method's short name (the paper's own acronym), else the longest form."""
+    if lexical:
+        return lexical
     if len(surface) == 1:
         return surface[0]
     by_len = sorted(surface, key=lambda s: (len(s), s))

@@ -8,12 +8,13 @@ from spacy.lang.char_classes import HYPHENS
 from spacy.language import Language
 from spacy.util import compile_infix_regex
 
-from . import components  # noqa: F401  (registers the factories)
+from . import components, cues, gazetteer, proposals, tasks  # noqa: F401  (registers the factories)
 
 #: Bump when a rule changes what extraction outputs (used in provenance and caches).
-PIPELINE_VERSION = "0.1.0"
+PIPELINE_VERSION = "0.2.0"
 
-COMPONENTS = ("kg_token_norm", "kg_github", "kg_abbreviations", "kg_proposals", "kg_defined_terms", "kg_gazetteer")
+COMPONENTS = ("kg_token_norm", "kg_github", "kg_abbreviations", "kg_defined_terms", "kg_proposals", "kg_gazetteer",
+              "kg_cues", "kg_tasks")
 
 
 def make_nlp() -> Language:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from ..model import DocEntity, Extraction, Mention
 from ..text import compact_key
-from .components import is_name_like
+from .proposals import is_name_like
 
 _SOURCE = "kg_corpus"
 

@@ -1,0 +1,70 @@
+"""The ``kg_gazetteer`` component: known method, dataset and task names.
+
+Names with capitals or digits match case-sensitively ("Adam", "GPT-4",
+"CIFAR-10"); lower-case names and multi-word names match on the token norm
+(lower case, singular), so "Sparse autoencoders" finds "sparse autoencoder".
+Each span's ``kb_id_`` is the entry's canonical name, so that spellings of one
+entity in one abstract ("SGD", "stochastic gradient descent") merge.
+
+Sets ``doc.spans["kg_gazetteer"]`` (labels ``Method`` / ``Dataset`` / ``Task``).
+"""
+from __future__ import annotations
+
+from spacy.language import Language
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
+
+from .components import token_norm
+from .lexicon import entries
+
+
+def _case_sensitive(form: str) -> bool:
+    return len(form.split()) == 1 and any(c.isupper() or c.isdigit() for c in form)
+
+
+class Gazetteer:
+    """Match gazetteer names; ``types`` limits the entry types used."""
+
+    def __init__(self, nlp: Language, name: str, types: list[str]):
+        self.name = name
+        self.exact = PhraseMatcher(nlp.vocab, attr="ORTH")
+        self.norm = PhraseMatcher(nlp.vocab, attr="NORM")
+        exact: dict[str, list] = {}
+        norm: dict[str, list] = {}
+        for e in entries():
+            if e.type not in types:
+                continue
+            key = f"{e.type}|{e.canonical}"
+            for form in e.forms:
+                if _case_sensitive(form):
+                    exact.setdefault(key, []).append(nlp.make_doc(form))
+                    continue
+                for variant in dict.fromkeys((form, form.replace("-", " "))):
+                    doc = nlp.make_doc(variant)
+                    token_norm(doc)
+                    norm.setdefault(key, []).append(doc)
+        for key, docs in exact.items():
+            self.exact.add(key, docs)
+        for key, docs in norm.items():
+            self.norm.add(key, docs)
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations(doc, self.match(doc))
+        return doc
+
+    def match(self, doc: Doc) -> list[Span]:
+        spans = []
+        for matcher in (self.exact, self.norm):
+            for match_id, start, end in matcher(doc):
+                type_, canonical = doc.vocab.strings[match_id].split("|", 1)
+                spans.append(Span(doc, start, end, label=type_, kb_id=canonical))
+        return filter_spans(spans)
+
+    def set_annotations(self, doc: Doc, spans: list[Span]) -> None:
+        doc.spans["kg_gazetteer"] = spans
+
+
+@Language.factory("kg_gazetteer", default_config={"types": ["Method", "Dataset", "Task"]})
+def make_gazetteer(nlp: Language, name: str, types: list[str]) -> Gazetteer:
+    return Gazetteer(nlp, name, types)

@@ -1,0 +1,84 @@
+"""The name lists shipped in ``kg/resources`` and the word lists rules share.
+
+- ``methods_curated.txt`` / ``datasets_curated.txt``: general lexicons of
+  well-known ML methods and datasets written for abstract-kg; a line lists
+  the spellings of one entity (``A | B | C``, the first is canonical).
+- ``tasks.txt`` / ``datasets.txt`` / ``methods.txt``: Papers with Code names
+  cleaned by ``scripts/build_gazetteers.py`` (CC-BY-SA 4.0).
+- ``task_heads.txt``: head nouns of task names (from the PwC task names and the
+  SciERC train/dev and SciREX train Task annotations), one a line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+
+@dataclass(frozen=True)
+class Entry:
+    type: str
+    canonical: str
+    forms: tuple[str, ...]
+
+
+def _lines(name: str) -> list[str]:
+    text = (resources.files("kg") / "resources" / name).read_text(encoding="utf-8")
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+@lru_cache(maxsize=None)
+def entries() -> tuple[Entry, ...]:
+    """Every gazetteer entry; a form claimed by two types is dropped from both."""
+    raw: list[Entry] = []
+    for type_, name in (("Method", "methods_curated.txt"), ("Dataset", "datasets_curated.txt")):
+        for ln in _lines(name):
+            forms = tuple(f.strip() for f in ln.split("|") if f.strip())
+            raw.append(Entry(type_, forms[0], forms))
+    for type_, name in (("Task", "tasks.txt"), ("Dataset", "datasets.txt"), ("Method", "methods.txt")):
+        raw.extend(Entry(type_, n, (n,)) for n in _lines(name))
+    owner: dict[str, set[str]] = {}
+    for e in raw:
+        for f in e.forms:
+            owner.setdefault(f.lower(), set()).add(e.type)
+    clash = {f for f, types in owner.items() if len(types) > 1}
+    out = []
+    for e in raw:
+        forms = tuple(f for f in e.forms if f.lower() not in clash)
+        if forms:
+            out.append(Entry(e.type, e.canonical if e.canonical in forms else forms[0], forms))
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def task_heads() -> frozenset[str]:
+    return frozenset(_lines("task_heads.txt"))
+
+
+@lru_cache(maxsize=None)
+def known_forms() -> dict[str, str]:
+    """{lower-cased form: type} of every gazetteer entry."""
+    return {f.lower(): e.type for e in entries() for f in e.forms}
+
+
+#: Words that never start or sit inside a task name (function words, verbs, evaluative adjectives).
+STOP = frozenset("""
+a an the this that these those our their its his her my your we they it he she you i me us them
+of in on at to for from by with without via into onto over under between among across through
+and or but nor so yet as than then if when while where whereas which who whom whose what how why
+is are was were be been being am has have had do does did can could may might must shall should will would
+not no also only just even very more most less least much many few several some any each every all both
+such other another same different various new novel existing current recent previous prior standard
+traditional conventional classical typical popular common general specific simple efficient effective
+accurate fast scalable robust strong weak key main important challenging fundamental significant
+large small high low better best state-of-the-art sota downstream real-world practical theoretical
+empirical extensive comprehensive modern powerful principled generic unified first second two three
+one using used use based improve improves improved improving achieve achieves achieved show shows shown
+propose proposes proposed present presents presented introduce introduces introduced study studies
+consider considers address addresses tackle tackles enable enables enabling provide provides allow allows
+make makes made leverage leverages perform performs require requires remain remains often widely
+however thus therefore moreover furthermore here there well e.g. i.e. etc et al al. ours
+paper work approach approaches method methods framework frameworks model models algorithm algorithms
+technique techniques result results experiment experiments performance problem problems task tasks
+setting settings way ways case cases number amount type types kind kinds form forms level levels
+""".split())

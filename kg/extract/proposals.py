@@ -1,0 +1,255 @@
+"""The ``kg_proposals`` component: the names a paper gives its own contribution.
+
+Cues, each general to how abstracts announce a contribution:
+
+- a proposal verb with the paper as subject ("we propose / introduce /
+  present / develop X", "by introducing X", "X is proposed") and the first
+  name in its object, or an abbreviation definition in that object;
+- naming: "called / termed / dubbed / named X", "which we call X", "we refer
+  to (it) as X", "our key contribution is X";
+- apposition: "X, a novel ...", "Our method, X, ...";
+- a Title-Case abbreviation definition ("Moment Transform Projection (MTP)")
+  that no lexicon knows, in a paper that proposes something;
+- the name before the colon of the title ("TAROT: ...").
+
+Sets ``doc.spans["kg_proposed"]`` (label ``Method``).
+"""
+from __future__ import annotations
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
+
+from .components import GENERIC_AFTER, defined_type
+from .lexicon import known_forms
+
+#: Acronyms of fields and generic families: never a paper's own method name.
+GENERIC_ACRONYMS = frozenset(
+    "ai ml dl nlp cv rl llm llms lm lms vlm vlms mllm mllms dnn dnns cnn cnns rnn rnns gnn gnns "
+    "gpu gpus cpu cpus api apis sota iid ood pde pdes ode odes mlp mlps nn nns sgd".split()
+)
+PROPOSE_VERBS = frozenset(
+    "propose proposes proposed proposing introduce introduces introduced introducing present presents "
+    "presented presenting develop develops developed developing design designs designed designing devise "
+    "devises devised devising contribute contributes formulate formulates unveil unveils release releases "
+    "build builds construct constructs".split()
+)
+NAMING_WORDS = frozenset("called termed dubbed named coined".split())
+SUBJECTS = frozenset("we our paper work study article".split())
+#: Words that end the noun phrase right after a proposal verb.
+BOUNDARY = frozenset(
+    "that which who to for by with in on of where whose when while because via using based than as and "
+    "or but toward towards against across under over from into through at within between among".split()
+)
+SKIPPABLE = frozenset(
+    "a an the our this its their new novel simple general principled unified efficient effective first "
+    "scalable lightweight practical generic versatile powerful flexible following".split()
+)
+CONTRIBUTION = frozenset("innovation contribution idea component ingredient insight".split())
+
+
+def is_name_like(text: str) -> bool:
+    """A token that looks like a proper method name: inner capitals or letters with digits.
+
+    >>> [is_name_like(t) for t in ["LoRanPAC", "TAROT", "difFOCI", "DistiLLM-2", "network", "Adam", "LLMs"]]
+    [True, True, True, True, False, False, False]
+    """
+    if len(text) < 2 or not any(c.isalpha() for c in text) or text.lower() in GENERIC_ACRONYMS:
+        return False
+    return any(c.isupper() for c in text[1:]) or (
+        any(c.isdigit() for c in text) and any(c.isalpha() for c in text) and text[0].isalpha()
+    )
+
+
+def is_title_word(text: str) -> bool:
+    return len(text) > 1 and text[0].isupper() and text[1:].replace("-", "").isalpha()
+
+
+def name_run(doc: Doc, i: int, end: int) -> Span | None:
+    """The longest run of name words starting at ``i`` (name-like or Title-case)."""
+    j = i
+    while j < end and (is_name_like(doc[j].text) or is_title_word(doc[j].text)):
+        j += 1
+    if j == i:
+        return None
+    span = doc[i:j]
+    if not any(is_name_like(t.text) for t in span) and len(span) == 1:
+        # A lone Title-case word is a name only when set off: "Salvage," / "Salvage (".
+        nxt = doc[j].text if j < len(doc) else ""
+        if nxt not in {",", "(", ":", ";", "."}:
+            return None
+    if len(span) == 1 and span.text.lower() in known_forms():
+        return None  # a known method or dataset named in passing ("we use Adam")
+    return span
+
+
+def _title_case_phrase(span: Span) -> bool:
+    words = [t for t in span if t.is_alpha or "-" in t.text]
+    caps = [t for t in words if is_title_word(t.text) or is_name_like(t.text)]
+    small = [t for t in words if t.lower_ in {"of", "for", "and", "to", "in", "on", "with", "the", "a"}]
+    return len(span) >= 2 and len(caps) >= 2 and len(caps) + len(small) == len(words) and span[0].text[0].isupper()
+
+
+class ProposalFinder:
+    """Find the names a paper gives its own contribution (see the module docstring)."""
+
+    def __init__(self, nlp: Language, name: str, window: int):
+        self.name = name
+        self.window = window
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations(doc, self.match(doc))
+        return doc
+
+    def match(self, doc: Doc) -> list[Span]:
+        found: list[Span] = []
+        abbrevs = doc._.kg_abbreviations or []
+        title_len = doc._.kg_title_len or 0
+        for sent in doc.sents:
+            if title_len and sent.start_char < title_len:
+                found.extend(self._title_name(doc, sent, title_len))
+                continue
+            found.extend(self._after_verb(doc, sent, abbrevs))
+            found.extend(self._naming(doc, sent, abbrevs))
+            found.extend(self._appositive(doc, sent))
+        if found or self._proposes(doc):
+            found.extend(self._own_definitions(doc, abbrevs))
+        return found
+
+    @staticmethod
+    def _proposes(doc: Doc) -> bool:
+        return any(t.lower_ in PROPOSE_VERBS and t.lower_ not in {"build", "builds", "construct", "constructs"}
+                   and any(w.lower_ in SUBJECTS for w in doc[t.sent.start:t.i]) for t in doc)
+
+    def _title_name(self, doc: Doc, sent: Span, title_len: int) -> list[Span]:
+        colon = next((t.i for t in sent if t.text == ":" and t.idx < title_len), None)
+        if colon is None or colon - sent.start > 4 or colon == sent.start:
+            return []
+        span = doc[sent.start:colon]
+        if any(is_name_like(t.text) for t in span) or (len(span) == 1 and is_title_word(span.text)):
+            if span.text.lower() not in known_forms():
+                return [Span(doc, span.start, span.end, label="Method")]
+        return []
+
+    def _pair_spans(self, doc: Doc, long: Span, short: Span) -> list[Span]:
+        nxt = short.end + 1
+        if nxt < len(doc) and doc[nxt].lower_ in GENERIC_AFTER:
+            return []  # "an active feature acquisition (AFA) framework": the term names the topic
+        if short.text.lower() in GENERIC_ACRONYMS or defined_type(long, short) in ("Dataset", "Task"):
+            return []
+        return [Span(doc, long.start, long.end, label="Method"), Span(doc, short.start, short.end, label="Method")]
+
+    def _after_verb(self, doc: Doc, sent: Span, abbrevs) -> list[Span]:
+        out = []
+        for tok in sent:
+            if tok.lower_ not in PROPOSE_VERBS:
+                continue
+            before = {t.lower_ for t in doc[sent.start:tok.i]}
+            passive = tok.i > sent.start and doc[tok.i - 1].lower_ in {"is", "are", "was", "were"}
+            if not (before & SUBJECTS) and not passive:
+                continue
+            end = min(sent.end, tok.i + 1 + self.window)
+            # The object noun phrase ends at the first boundary word after the verb's object starts.
+            i = tok.i + 1
+            while i < end and (doc[i].lower_ in SKIPPABLE or doc[i].text in {",", "-"}):
+                i += 1
+            stop = next((k for k in range(i, end) if doc[k].lower_ in BOUNDARY or doc[k].text in {".", ";", ":"}), end)
+            for long, short in abbrevs:
+                if tok.i < long.start < stop + 1 and short.end <= end:
+                    out.extend(self._pair_spans(doc, long, short))
+            if passive or out:
+                if out:
+                    break
+                continue
+            k = i
+            while k < stop:
+                run = name_run(doc, k, end)
+                if run is not None:
+                    out.append(Span(doc, run.start, run.end, label="Method"))
+                    break
+                k += 1
+            if k >= stop and stop < end and doc[stop].text == "," and not out:
+                # "a new method, X, ..." : one appositive after the comma.
+                run = name_run(doc, stop + 1, end)
+                if run is not None:
+                    out.append(Span(doc, run.start, run.end, label="Method"))
+            break
+        return out
+
+    def _naming(self, doc: Doc, sent: Span, abbrevs) -> list[Span]:
+        out = []
+        for tok in sent:
+            low = tok.lower_
+            start = None
+            explicit = False
+            if low in NAMING_WORDS:
+                if tok.i > sent.start and doc[tok.i - 1].lower_ in {"so", "-", "so-"}:
+                    continue
+                start = tok.i + 1
+            elif low == "call" and tok.i > sent.start and doc[tok.i - 1].lower_ == "we":
+                start, explicit = tok.i + 1, True
+            elif low in {"refer", "refers"} and tok.i + 2 < sent.end:
+                k = tok.i + 1
+                if doc[k].lower_ in {"to"}:
+                    k += 1
+                    if doc[k].lower_ in {"it", "this", "them"}:
+                        k += 1
+                    if k < sent.end and doc[k].lower_ == "as":
+                        start, explicit = k + 1, True
+            elif low == "is" and tok.i - 1 > sent.start and doc[tok.i - 1].lower_ in CONTRIBUTION:
+                start = tok.i + 1
+            if start is None:
+                continue
+            while start < sent.end and (doc[start].text in {'"', "“", "'", "`", "``", "*"}
+                                        or doc[start].lower_ in {"as", "it", "this", "the", "a", "an", "our"}):
+                start += 1
+            pair = next(((lg, sh) for lg, sh in abbrevs if lg.start == start), None)
+            if pair is not None:
+                out.extend(self._pair_spans(doc, *pair))
+                continue
+            run = name_run(doc, start, sent.end)
+            if run is not None:
+                out.append(Span(doc, run.start, run.end, label="Method"))
+            elif explicit:
+                # "which we call cross-class features." : a lower-case name up to the clause end.
+                k = start
+                while k < sent.end and k - start < 4 and doc[k].text not in {".", ",", ";", ":", "(", ")"}:
+                    k += 1
+                if k > start and (k == sent.end or doc[k].text in {".", ",", ";", "("}):
+                    out.append(Span(doc, start, k, label="Method"))
+        return out
+
+    def _appositive(self, doc: Doc, sent: Span) -> list[Span]:
+        """ "X, a novel ..." at sentence start, and "Our method, X, ..." """
+        out = []
+        run = name_run(doc, sent.start, sent.end)
+        if run is not None and run.end + 2 < sent.end and doc[run.end].text == ",":
+            nxt = [t.lower_ for t in doc[run.end + 1:min(sent.end, run.end + 4)]]
+            if nxt[:1] in (["a"], ["an"]) and {"novel", "new"} & set(nxt):
+                out.append(Span(doc, run.start, run.end, label="Method"))
+        for tok in sent:
+            if tok.lower_ == "our" and tok.i + 3 < sent.end and doc[tok.i + 2].text == ",":
+                run = name_run(doc, tok.i + 3, sent.end)
+                if run is not None and run.end < sent.end and doc[run.end].text == ",":
+                    out.append(Span(doc, run.start, run.end, label="Method"))
+        return out
+
+    def _own_definitions(self, doc: Doc, abbrevs) -> list[Span]:
+        """Title-Case definitions nobody knows, in a paper that proposes something."""
+        out = []
+        known = known_forms()
+        for long, short in abbrevs:
+            if not _title_case_phrase(long) or long.text.lower() in known or short.text.lower() in known:
+                continue
+            if long.start_char < (doc._.kg_title_len or 0):
+                continue
+            out.extend(self._pair_spans(doc, long, short))
+        return out
+
+    def set_annotations(self, doc: Doc, spans: list[Span]) -> None:
+        doc.spans["kg_proposed"] = filter_spans(spans)
+
+
+@Language.factory("kg_proposals", default_config={"window": 20})
+def make_proposals(nlp: Language, name: str, window: int) -> ProposalFinder:
+    return ProposalFinder(nlp, name, window)

@@ -1,0 +1,203 @@
+"""The ``kg_tasks`` component: research tasks named by their shape and context.
+
+A candidate is a run of 1-3 modifier words before a task head noun (the
+nominalizations that end task names: "... localization", "... attribution",
+"... learning"; see ``kg/resources/task_heads.txt``). It is kept when its
+context says the paper works on it:
+
+- a task noun follows ("complex reasoning tasks", "the X problem", "X methods",
+  "X benchmarks");
+- a cue precedes ("for X", "in X", "the goal / problem of X", "address X",
+  "tasks such as X, Y and Z", "applications: X and Y");
+- it opens a sentence as its subject ("Dataset distillation has emerged ...");
+- it occurs twice or more in the abstract;
+- or it is coordinated with a kept candidate ("X, Y, and Z").
+
+Verb phrases name tasks too: "localizing feature shifts" is a form of
+"feature shift localization"; such a phrase joins a task of the same key, or
+stands on its own when it opens a sentence or recurs.
+
+Sets ``doc.spans["kg_tasks"]`` (label ``Task``, ``kb_id_`` = canonical name).
+"""
+from __future__ import annotations
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import filter_spans
+
+from ..text import compact_key, singular
+from .lexicon import STOP, known_forms, task_heads
+
+FOLLOWERS = frozenset("task tasks problem problems benchmark benchmarks setting settings method methods "
+                      "approaches algorithms applications application domain domains literature community "
+                      "pipelines systems".split())
+CUE_BEFORE = frozenset("for in address addresses addressing tackle tackles tackling solve solves solving "
+                       "study studies studying toward towards improves improve enhance enhances".split())
+OF_NOUNS = frozenset("problem task goal field area challenge setting context study domain".split())
+LIST_NOUNS = frozenset("tasks applications problems domains settings areas scenarios".split())
+SUBJECT_VERBS = frozenset("is are has have aims aim seeks seek refers explains remains involves enables plays was "
+                          "were can ( — --- – offers poses allows".split())
+BROAD = frozenset("machine learning|deep learning|statistical learning|learning|artificial intelligence|"
+                  "representation|model training|neural network training".split("|"))
+MAX_MODIFIERS = 3
+
+
+def _modifier(tok, sentence_start: bool) -> bool:
+    text = tok.text
+    if tok.lower_ in STOP or not text.replace("-", "").isalpha() or len(text) < 2:
+        return False
+    if text.isupper() or any(c.isupper() for c in text[1:]):
+        return False  # acronyms and names are not task words
+    if text[0].isupper() and not sentence_start:
+        return False
+    return tok.lower_ not in known_forms() or known_forms()[tok.lower_] == "Task"
+
+
+def _nominal(verb: str) -> str | None:
+    """The task head of a verb form: "localizing" -> "localization", "detect" -> "detection"."""
+    heads = task_heads()
+    v = verb.lower()
+    stems = []
+    if v.endswith("ing") and len(v) > 5:
+        stems.append(v[:-3])
+        stems.append(v[:-3] + "e")
+    else:
+        stems.append(v)
+    for stem in stems:
+        for cand in (stem + "ion", stem + "ation", stem[:-1] + "ation" if stem.endswith("e") else "",
+                     stem[:-1] + "ication" if stem.endswith("y") else "", stem + "al"):
+            if cand and cand in heads and cand not in {"learning"}:
+                return cand
+    return None
+
+
+class TaskFinder:
+    """Find task names by their head noun and the words around them."""
+
+    def __init__(self, nlp: Language, name: str):
+        self.name = name
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations(doc, self.match(doc))
+        return doc
+
+    def candidates(self, doc: Doc) -> list[tuple[Span, str]]:
+        """(span, canonical name) of every noun-phrase and verb-phrase candidate."""
+        heads = task_heads()
+        out = []
+        for tok in doc:
+            if singular(tok.lower_) not in heads and tok.lower_ not in heads:
+                continue
+            if not tok.is_alpha or (tok.text[0].isupper() and tok.i != tok.sent.start and not tok.text.istitle()):
+                continue
+            j = tok.i
+            while j > tok.sent.start and tok.i - j < MAX_MODIFIERS and _modifier(doc[j - 1], j - 1 == tok.sent.start):
+                j -= 1
+            if j == tok.i:
+                continue
+            span = doc[j:tok.i + 1]
+            mixed = any(t.text[0].isupper() for t in span[1:]) and not all(t.text[0].isupper() for t in span)
+            if mixed:
+                continue
+            canonical = " ".join(t.lower_ for t in span[:-1]) + " " + singular(tok.lower_)
+            if canonical in BROAD:
+                continue
+            out.append((span, canonical))
+        # verb phrases: "localizing feature shifts", "to localize feature shifts"
+        for tok in doc:
+            nominal = _nominal(tok.text) if tok.is_alpha and tok.is_lower else None
+            if nominal is None or tok.i + 1 >= tok.sent.end:
+                continue
+            k = tok.i + 1
+            while k < tok.sent.end and k - tok.i <= MAX_MODIFIERS and _modifier(doc[k], False):
+                k += 1
+            if k == tok.i + 1 or k - tok.i > MAX_MODIFIERS:
+                continue
+            obj = [singular(t.lower_) for t in doc[tok.i + 1:k]]
+            out.append((doc[tok.i:k], " ".join(obj) + " " + nominal))
+        return out
+
+    def match(self, doc: Doc) -> list[Span]:
+        cands = self.candidates(doc)
+        counts: dict[str, int] = {}
+        for _span, canonical in cands:
+            counts[compact_key(canonical)] = counts.get(compact_key(canonical), 0) + 1
+        noun_keys = {compact_key(c) for s, c in cands if singular(s[-1].lower_) in task_heads() or s[-1].lower_ in task_heads()}
+        kept: list[tuple[Span, str]] = []
+        for span, canonical in cands:
+            verbal = _nominal(span[0].text) is not None and not (singular(span[-1].lower_) in task_heads())
+            key = compact_key(canonical)
+            if verbal:
+                ok = key in noun_keys or counts[key] >= 2 or self._subject(doc, span)
+            else:
+                ok = counts[key] >= 2 or self._cued(doc, span)
+            if ok:
+                kept.append((span, canonical))
+        kept += self._coordinated(doc, cands, kept)
+        spans = [Span(doc, s.start, s.end, label="Task", kb_id=c) for s, c in kept]
+        return filter_spans(spans)
+
+    @staticmethod
+    def _subject(doc: Doc, span: Span) -> bool:
+        start = span.sent.start
+        first = start + 1 if doc[start].lower_ in {"the", "in"} else start
+        nxt = doc[span.end].lower_ if span.end < len(doc) else ""
+        return span.start == first and nxt in SUBJECT_VERBS
+
+    def _cued(self, doc: Doc, span: Span) -> bool:
+        nxt = doc[span.end].lower_ if span.end < len(doc) else ""
+        if nxt in FOLLOWERS:
+            return True
+        if self._subject(doc, span):
+            return True
+        prev = doc[span.start - 1].lower_ if span.start > span.sent.start else ""
+        prev2 = doc[span.start - 2].lower_ if span.start - 1 > span.sent.start else ""
+        if prev in CUE_BEFORE and not (prev == "for" and prev2 in {"", ",", "example", "instance"}):
+            return True
+        if prev == "of" and prev2 in OF_NOUNS:
+            return True
+        if prev in {"as", "including", "like"} and prev2 in {"such"} | LIST_NOUNS:
+            return True
+        if prev == ":" and prev2 in LIST_NOUNS:
+            return True
+        return False
+
+    @staticmethod
+    def _coordinated(doc: Doc, cands, kept) -> list[tuple[Span, str]]:
+        """Candidates in a list with a kept one: "X, Y, and Z"."""
+        kept_starts = {s.start for s, _ in kept}
+        by_start = {s.start: (s, c) for s, c in cands}
+        by_end = {s.end: (s, c) for s, c in cands}
+        extra = []
+        for span, _ in list(kept):
+            # forward: span , [and|or] next
+            k = span.end
+            while k < len(doc) and doc[k].text in {",", "and", "or"}:
+                k += 1
+                nxt = by_start.get(k)
+                if nxt and nxt[0].start not in kept_starts:
+                    extra.append(nxt)
+                    kept_starts.add(nxt[0].start)
+                    k = nxt[0].end
+            # backward: prev , [and|or] span
+            k = span.start
+            while k > 0 and doc[k - 1].text in {",", "and", "or"}:
+                k -= 1
+                while k > 0 and doc[k - 1].text in {",", "and", "or"}:
+                    k -= 1
+                prv = by_end.get(k)
+                if prv and prv[0].start not in kept_starts:
+                    extra.append(prv)
+                    kept_starts.add(prv[0].start)
+                    k = prv[0].start
+                else:
+                    break
+        return extra
+
+    def set_annotations(self, doc: Doc, spans: list[Span]) -> None:
+        doc.spans["kg_tasks"] = spans
+
+
+@Language.factory("kg_tasks", default_config={})
+def make_tasks(nlp: Language, name: str) -> TaskFinder:
+    return TaskFinder(nlp, name)

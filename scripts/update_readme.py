@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Re-run every `$ kg query '...'` example of README.md on the sample build and
+write its real output back under it (tests/test_readme.py checks they agree).
+
+    kg build && python scripts/update_readme.py [--store outputs]
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from kg.cli import main as kg_main  # noqa: E402
+
+
+def run(query: str, store: str, extra: list[str]) -> str:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = kg_main(["query", query, "--store", store, *extra])
+    if code != 0:
+        raise SystemExit(f"query failed ({code}): {query}")
+    return buf.getvalue()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--store", default=str(ROOT / "outputs"))
+    args = ap.parse_args()
+    path = ROOT / "README.md"
+    text = path.read_text(encoding="utf-8")
+
+    def replace(m: re.Match) -> str:
+        first = m.group(1)
+        cmd = re.match(r"\$ kg query (?:--name (\S+)((?: --bind \S+)*)|'(.+)')$", first)
+        if cmd.group(3):
+            out = run(cmd.group(3), args.store, [])
+        else:
+            binds = cmd.group(2).split()
+            out = run("", args.store, ["--name", cmd.group(1), *binds])
+        return f"```\n{first}\n{out}```"
+
+    new = re.sub(r"```\n(\$ kg query [^\n]+)\n.*?```", replace, text, flags=re.S)
+    path.write_text(new, encoding="utf-8")
+    print("README.md updated" if new != text else "README.md unchanged")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
