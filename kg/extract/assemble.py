@@ -18,8 +18,8 @@ from .._unionfind import UnionFind
 from ..text import compact_key
 
 #: Span groups in priority order, with the role they give a method.
-GROUPS = (("kg_proposed", "proposed"), ("kg_defined", "used"), ("kg_gazetteer", "used"), ("kg_cues", "used"),
-          ("kg_tasks", "used"))
+GROUPS = (("kg_proposed", "proposed"), ("kg_defined", "used"), ("kg_tasks", "used"), ("kg_gazetteer", "used"),
+          ("kg_cues", "used"))
 _TYPE_ORDER = {"Method": 0, "Dataset": 1, "Task": 2}
 
 

@@ -27,7 +27,7 @@ from spacy.tokens import Doc, Span
 
 from ..text import find_github, singular
 from .abbreviations import find_abbreviations
-from .lexicon import known_forms, task_heads
+from .lexicon import lookup, task_heads
 
 for _name, _default in (("kg_github", None), ("kg_abbreviations", None), ("kg_title_len", 0)):
     if not Doc.has_extension(_name):
@@ -114,19 +114,23 @@ def defined_type(long: Span, short: Span) -> str | None:
     head = singular(long[-1].lower_)
     after = short.end + 1 if short.end < len(doc) and doc[short.end].text == ")" else short.end
     nxt = doc[after].lower_ if after < len(doc) else ""
-    known = known_forms()
     if head in DATASET_HEADS or nxt in DATASET_HEADS or singular(nxt) in DATASET_HEADS:
         return "Dataset"
     if nxt in GENERIC_AFTER:
         return None
     for form in (long.text, short.text):
-        if form.lower() in known:
-            return known[form.lower()]
+        if lookup(form):
+            return lookup(form)
     if long[-1].lower_ in METHOD_HEADS or head in METHOD_HEADS:
         return "Method"
     if head in task_heads():
         return "Task"
     return None
+
+
+def defined_shorts(doc: Doc) -> dict[str, str | None]:
+    """{short form: its type (or None when untyped)} of the abbreviations defined in ``doc``."""
+    return {short.text: defined_type(long, short) for long, short in doc._.kg_abbreviations or []}
 
 
 class DefinedTerms:

@@ -20,8 +20,8 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import DATASET_HEADS
-from .lexicon import known_forms
+from .components import DATASET_HEADS, defined_shorts
+from .lexicon import lookup
 from .proposals import GENERIC_ACRONYMS, is_name_like, is_title_word
 
 METHOD_CUES = frozenset(
@@ -123,10 +123,10 @@ class ContextCues:
     # -- methods
     def _methods(self, doc: Doc) -> list[Span]:
         out = []
-        known = known_forms()
+        shorts = defined_shorts(doc)  # their definition types them
         for tok in doc:
             text = tok.text
-            if not _ok_name(text) or known.get(text.lower()) == "Dataset":
+            if not _ok_name(text) or lookup(text) in ("Dataset", "Task") or text in shorts:
                 continue
             if tok.i + 1 < len(doc) and doc[tok.i + 1].lower_ in DATASET_HEADS:
                 continue

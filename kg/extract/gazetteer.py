@@ -40,7 +40,10 @@ class Gazetteer:
                 if _case_sensitive(form):
                     exact.setdefault(key, []).append(nlp.make_doc(form))
                     continue
-                for variant in dict.fromkeys((form, form.replace("-", " "))):
+                variants = [form, form.replace("-", " ")]
+                if len(form.split()) == 2:
+                    variants.append(form.replace(" ", "-"))  # "instruction following" / "instruction-following"
+                for variant in dict.fromkeys(variants):
                     doc = nlp.make_doc(variant)
                     token_norm(doc)
                     norm.setdefault(key, []).append(doc)

@@ -56,9 +56,24 @@ def task_heads() -> frozenset[str]:
 
 
 @lru_cache(maxsize=None)
-def known_forms() -> dict[str, str]:
-    """{lower-cased form: type} of every gazetteer entry."""
-    return {f.lower(): e.type for e in entries() for f in e.forms}
+def _forms() -> tuple[dict[str, str], dict[str, str]]:
+    exact: dict[str, str] = {}
+    lower: dict[str, str] = {}
+    for e in entries():
+        for f in e.forms:
+            if len(f.split()) == 1 and any(c.isupper() or c.isdigit() for c in f):
+                exact.setdefault(f, e.type)
+            else:
+                lower.setdefault(f.lower(), e.type)
+    return exact, lower
+
+
+def lookup(text: str) -> str | None:
+    """The gazetteer type of a surface form, matched as the gazetteer matches it:
+    names with capitals or digits exactly ("ComplEx" is not "complex"), others
+    case-insensitively."""
+    exact, lower = _forms()
+    return exact.get(text) or lower.get(text.lower())
 
 
 #: Words that never start or sit inside a task name (function words, verbs, evaluative adjectives).
@@ -78,7 +93,7 @@ propose proposes proposed present presents presented introduce introduces introd
 consider considers address addresses tackle tackles enable enables enabling provide provides allow allows
 make makes made leverage leverages perform performs require requires remain remains often widely
 however thus therefore moreover furthermore here there well e.g. i.e. etc et al al. ours
-paper work approach approaches method methods framework frameworks model models algorithm algorithms
+paper work approach approaches method methods framework frameworks models algorithm algorithms
 technique techniques result results experiment experiments performance problem problems task tasks
 setting settings way ways case cases number amount type types kind kinds form forms level levels
 """.split())

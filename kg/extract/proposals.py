@@ -20,8 +20,8 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import GENERIC_AFTER, defined_type
-from .lexicon import known_forms
+from .components import GENERIC_AFTER, defined_shorts, defined_type
+from .lexicon import lookup
 
 #: Acronyms of fields and generic families: never a paper's own method name.
 GENERIC_ACRONYMS = frozenset(
@@ -67,6 +67,8 @@ def is_title_word(text: str) -> bool:
 
 def name_run(doc: Doc, i: int, end: int) -> Span | None:
     """The longest run of name words starting at ``i`` (name-like or Title-case)."""
+    if i < end and defined_shorts(doc).get(doc[i].text) in ("Task", "Dataset"):
+        return None  # "for CL" where "continual learning (CL)" was defined: a task, not a name
     j = i
     while j < end and (is_name_like(doc[j].text) or is_title_word(doc[j].text)):
         j += 1
@@ -78,7 +80,7 @@ def name_run(doc: Doc, i: int, end: int) -> Span | None:
         nxt = doc[j].text if j < len(doc) else ""
         if nxt not in {",", "(", ":", ";", "."}:
             return None
-    if len(span) == 1 and span.text.lower() in known_forms():
+    if len(span) == 1 and lookup(span.text):
         return None  # a known method or dataset named in passing ("we use Adam")
     return span
 
@@ -127,7 +129,7 @@ class ProposalFinder:
             return []
         span = doc[sent.start:colon]
         if any(is_name_like(t.text) for t in span) or (len(span) == 1 and is_title_word(span.text)):
-            if span.text.lower() not in known_forms():
+            if not lookup(span.text):
                 return [Span(doc, span.start, span.end, label="Method")]
         return []
 
@@ -237,9 +239,8 @@ class ProposalFinder:
     def _own_definitions(self, doc: Doc, abbrevs) -> list[Span]:
         """Title-Case definitions nobody knows, in a paper that proposes something."""
         out = []
-        known = known_forms()
         for long, short in abbrevs:
-            if not _title_case_phrase(long) or long.text.lower() in known or short.text.lower() in known:
+            if not _title_case_phrase(long) or lookup(long.text) or lookup(short.text):
                 continue
             if long.start_char < (doc._.kg_title_len or 0):
                 continue

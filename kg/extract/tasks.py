@@ -26,7 +26,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from ..text import compact_key, singular
-from .lexicon import STOP, known_forms, task_heads
+from .lexicon import STOP, lookup, task_heads
 
 FOLLOWERS = frozenset("task tasks problem problems benchmark benchmarks setting settings method methods "
                       "approaches algorithms applications application domain domains literature community "
@@ -42,15 +42,16 @@ BROAD = frozenset("machine learning|deep learning|statistical learning|learning|
 MAX_MODIFIERS = 3
 
 
-def _modifier(tok, sentence_start: bool) -> bool:
+def _modifier(tok, sentence_start: bool, title: bool = False) -> bool:
+    """Whether ``tok`` can modify a task head; ``title``: the head is Title-Case ("Active Feature Acquisition")."""
     text = tok.text
     if tok.lower_ in STOP or not text.replace("-", "").isalpha() or len(text) < 2:
         return False
     if text.isupper() or any(c.isupper() for c in text[1:]):
         return False  # acronyms and names are not task words
-    if text[0].isupper() and not sentence_start:
+    if text[0].isupper() and not (sentence_start or title):
         return False
-    return tok.lower_ not in known_forms() or known_forms()[tok.lower_] == "Task"
+    return lookup(text) in (None, "Task")
 
 
 def _nominal(verb: str) -> str | None:
@@ -91,7 +92,8 @@ class TaskFinder:
             if not tok.is_alpha or (tok.text[0].isupper() and tok.i != tok.sent.start and not tok.text.istitle()):
                 continue
             j = tok.i
-            while j > tok.sent.start and tok.i - j < MAX_MODIFIERS and _modifier(doc[j - 1], j - 1 == tok.sent.start):
+            title = tok.text.istitle() and tok.i != tok.sent.start
+            while j > tok.sent.start and tok.i - j < MAX_MODIFIERS and _modifier(doc[j - 1], j - 1 == tok.sent.start, title):
                 j -= 1
             if j == tok.i:
                 continue
@@ -118,7 +120,11 @@ class TaskFinder:
         return out
 
     def match(self, doc: Doc) -> list[Span]:
-        cands = self.candidates(doc)
+        gaz = list(doc.spans.get("kg_gazetteer", []))
+        other = [(s.start, s.end) for s in gaz if s.label_ != "Task"]
+        self._known_tasks = [(s.start, s.end) for s in gaz if s.label_ == "Task"]
+        cands = [(s, c) for s, c in self.candidates(doc)
+                 if not any(s.start < e and b < s.end for b, e in other)]
         counts: dict[str, int] = {}
         for _span, canonical in cands:
             counts[compact_key(canonical)] = counts.get(compact_key(canonical), 0) + 1
@@ -148,6 +154,8 @@ class TaskFinder:
         nxt = doc[span.end].lower_ if span.end < len(doc) else ""
         if nxt in FOLLOWERS:
             return True
+        if any(span.start <= b and e <= span.end for b, e in getattr(self, "_known_tasks", ())):
+            return True  # a known task, refined by modifiers ("temporal knowledge graph completion")
         if self._subject(doc, span):
             return True
         prev = doc[span.start - 1].lower_ if span.start > span.sent.start else ""
