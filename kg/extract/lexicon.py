@@ -96,4 +96,15 @@ however thus therefore moreover furthermore here there well e.g. i.e. etc et al 
 paper work approach approaches method methods framework frameworks models algorithm algorithms
 technique techniques result results experiment experiments performance problem problems task tasks
 setting settings way ways case cases number amount type types kind kinds form forms level levels
+against including towards toward despite beyond upon within versus around about above below
+quantitative qualitative future greedy iterative stable optimistic pessimistic multiple numerous tight
+exact approximate reliable faithful successful successive subsequent additional further overall entire
+whole-model final initial original underlying corresponding respective relevant appropriate suitable
+possible potential desirable optimal suboptimal near-optimal provable provably improved enhanced
+five four six seven eight nine ten dozens hundreds thousands millions
 """.split())
+
+#: Endings of descriptive compound adjectives that qualify a method, not name a task ("memory-efficient").
+DESCRIPTIVE_SUFFIXES = ("-based", "-efficient", "-specific", "-free", "-dimensional", "-grained", "-aware", "-driven",
+                        "-agnostic", "-level", "-scale", "-wise", "-like", "-type", "-friendly", "-intensive",
+                        "-dependent", "-independent", "-invariant", "-preserving", "-consistent", "-backed")

@@ -26,7 +26,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from ..text import compact_key, singular
-from .lexicon import STOP, lookup, task_heads
+from .lexicon import DESCRIPTIVE_SUFFIXES, STOP, lookup, task_heads
 
 FOLLOWERS = frozenset("task tasks problem problems benchmark benchmarks setting settings method methods "
                       "approaches algorithms applications application domain domains literature community "
@@ -51,6 +51,11 @@ def _modifier(tok, sentence_start: bool, title: bool = False) -> bool:
         return False  # acronyms and names are not task words
     if text[0].isupper() and not (sentence_start or title):
         return False
+    low = tok.lower_
+    if low.endswith(DESCRIPTIVE_SUFFIXES) or (low.endswith("ly") and len(low) > 4):
+        return False  # "memory-efficient optimization", "successfully training"
+    if low.endswith("s") and not low.endswith(("ss", "us", "is", "ics")):
+        return False  # modifiers are singular; a plural or a verb in -s ends the phrase
     return lookup(text) in (None, "Task")
 
 
@@ -95,6 +100,10 @@ class TaskFinder:
             title = tok.text.istitle() and tok.i != tok.sent.start
             while j > tok.sent.start and tok.i - j < MAX_MODIFIERS and _modifier(doc[j - 1], j - 1 == tok.sent.start, title):
                 j -= 1
+            if j == tok.i:
+                continue
+            while j < tok.i and doc[j].lower_.endswith("ing") and not (j == tok.sent.start and doc[j].text[0].isupper()):
+                j += 1  # a leading verb form is not part of the name ("including X", "preventing X")
             if j == tok.i:
                 continue
             span = doc[j:tok.i + 1]
