@@ -63,6 +63,56 @@ def best_long_form(short: str, long: str) -> int | None:
     return long.rfind(" ", 0, l_idx + 1) + 1
 
 
+_FUNCTION_WORDS = frozenset("of for and the a an in on to with via by from".split())
+
+
+def initials_start(short: str, words: list[str]) -> int | None:
+    """Index in ``words`` where a long form whose word initials spell ``short`` starts.
+
+    Tried before Schwartz & Hearst, which prefers the shortest match and so
+    cuts "sufficient subset training (SST)" to "subset training". The letters
+    of ``short`` (or its capitals only, for "FSL-Net") are matched from the
+    right to the initials of the words and of the parts of hyphenated words;
+    function words may be skipped.
+
+    >>> initials_start("SST", "we propose sufficient subset training".split())
+    2
+    >>> initials_start("SOP", "the Sum-of-Parts".split())
+    1
+    >>> initials_start("FSL-Net", "the Feature Shift Localization Network".split())
+    1
+    >>> initials_start("XYZ", "no match here".split()) is None
+    True
+    """
+    letters = [c.lower() for c in short if c.isalnum()]
+    caps = [c.lower() for c in short if c.isupper() or c.isdigit()]
+    for target in (letters, caps if caps != letters else None):
+        if not target or len(target) < 2:
+            continue
+        k = len(target) - 1
+        for w in range(len(words) - 1, -1, -1):
+            parts = [p for p in words[w].split("-") if p]
+            for pi in range(len(parts) - 1, -1, -1):
+                if k < 0:
+                    break
+                part = parts[pi]
+                if part[0].lower() == target[k]:
+                    k -= 1
+                elif part.lower() in _FUNCTION_WORDS or pi > 0:
+                    continue
+                else:
+                    k = -2
+                    break
+            if k == -1:
+                first = parts[0]
+                if first[0].lower() != target[0] and len(parts) == 1:
+                    return None
+                return w
+            if k < -1:
+                break
+    return None
+
+
 def _closing(doc: Doc, i: int, limit: int) -> int | None:
     for j in range(i + 1, min(i + 2 + MAX_SHORT_TOKENS, limit)):
         if doc[j].text == ")":
@@ -102,13 +152,17 @@ def find_abbreviations(doc: Doc) -> list[tuple[Span, Span]]:
         if start == tok.i:
             continue
         window = doc[start : tok.i]
-        offset = best_long_form(short.text, window.text)
-        if offset is None:
-            continue
-        char = window.start_char + offset
-        first = next((t.i for t in window if t.idx <= char < t.idx + len(t.text) + 1), None)
-        if first is None:
-            continue
+        w0 = initials_start(short.text, [t.text for t in window])
+        if w0 is not None:
+            first = window.start + w0
+        else:
+            offset = best_long_form(short.text, window.text)
+            if offset is None:
+                continue
+            char = window.start_char + offset
+            first = next((t.i for t in window if t.idx <= char < t.idx + len(t.text) + 1), None)
+            if first is None:
+                continue
         long = doc[first : tok.i]
         if len(long.text) <= len(short.text) or long.text.lower() == short.text.lower():
             continue

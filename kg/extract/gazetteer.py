@@ -19,8 +19,10 @@ from .components import token_norm
 from .lexicon import entries
 
 
-def _case_sensitive(form: str) -> bool:
-    return len(form.split()) == 1 and any(c.isupper() or c.isdigit() for c in form)
+def _case_sensitive(form: str, type_: str) -> bool:
+    """Single names with capitals or digits, and dataset names with capitals, match as written."""
+    caps = any(c.isupper() for c in form)
+    return (len(form.split()) == 1 and (caps or any(c.isdigit() for c in form))) or (type_ == "Dataset" and caps)
 
 
 class Gazetteer:
@@ -37,7 +39,7 @@ class Gazetteer:
                 continue
             key = f"{e.type}|{e.canonical}"
             for form in e.forms:
-                if _case_sensitive(form):
+                if _case_sensitive(form, e.type):
                     exact.setdefault(key, []).append(nlp.make_doc(form))
                     continue
                 variants = [form, form.replace("-", " ")]

@@ -61,7 +61,8 @@ def _forms() -> tuple[dict[str, str], dict[str, str]]:
     lower: dict[str, str] = {}
     for e in entries():
         for f in e.forms:
-            if len(f.split()) == 1 and any(c.isupper() or c.isdigit() for c in f):
+            caps = any(c.isupper() for c in f)
+            if (len(f.split()) == 1 and (caps or any(c.isdigit() for c in f))) or (e.type == "Dataset" and caps):
                 exact.setdefault(f, e.type)
             else:
                 lower.setdefault(f.lower(), e.type)

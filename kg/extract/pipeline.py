@@ -6,7 +6,7 @@ from functools import lru_cache
 import spacy
 from spacy.lang.char_classes import HYPHENS
 from spacy.language import Language
-from spacy.util import compile_infix_regex
+from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
 
 from . import components, cues, gazetteer, proposals, tasks  # noqa: F401  (registers the factories)
 
@@ -26,6 +26,11 @@ def make_nlp() -> Language:
     nlp = spacy.blank("en")
     infixes = [p for p in nlp.Defaults.infixes if HYPHENS not in p]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    # LaTeX markup stays outside names: "\textit{Generalized Method of Moments}", "$\texttt{UNI}$".
+    prefixes = [r"\$?\\[A-Za-z]+\{", *nlp.Defaults.prefixes]
+    suffixes = [r"\}\$?[.,;:]?", *nlp.Defaults.suffixes]
+    nlp.tokenizer.prefix_search = compile_prefix_regex(prefixes).search
+    nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
     nlp.add_pipe("sentencizer")
     for name in COMPONENTS:
         nlp.add_pipe(name)

@@ -67,8 +67,12 @@ def is_title_word(text: str) -> bool:
 
 def name_run(doc: Doc, i: int, end: int) -> Span | None:
     """The longest run of name words starting at ``i`` (name-like or Title-case)."""
-    if i < end and defined_shorts(doc).get(doc[i].text) in ("Task", "Dataset"):
-        return None  # "for CL" where "continual learning (CL)" was defined: a task, not a name
+    if i < end and doc[i].text in defined_shorts(doc):
+        long = next(lg for lg, sh in doc._.kg_abbreviations if sh.text == doc[i].text)
+        if defined_shorts(doc)[doc[i].text] in ("Task", "Dataset") or not _title_case_phrase(long):
+            # "for CL" after "continual learning (CL)", "a new CI test" after "conditional
+            # independence (CI)": the acronym of a common noun phrase is not a new name
+            return None
     j = i
     while j < end and (is_name_like(doc[j].text) or is_title_word(doc[j].text)):
         j += 1
