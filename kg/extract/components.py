@@ -118,9 +118,8 @@ def defined_type(long: Span, short: Span) -> str | None:
         return "Dataset"
     if nxt in GENERIC_AFTER:
         return None
-    for form in (long.text, short.text):
-        if lookup(form):
-            return lookup(form)
+    if lookup(long.text):  # the short form alone is ambiguous ("SST"): the definition decides
+        return lookup(long.text)
     if long[-1].lower_ in METHOD_HEADS or head in METHOD_HEADS:
         return "Method"
     if head in task_heads():

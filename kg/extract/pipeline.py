@@ -27,8 +27,9 @@ def make_nlp() -> Language:
     infixes = [p for p in nlp.Defaults.infixes if HYPHENS not in p]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
     # LaTeX markup stays outside names: "\textit{Generalized Method of Moments}", "$\texttt{UNI}$".
-    prefixes = [r"\$?\\[A-Za-z]+\{", *nlp.Defaults.prefixes]
-    suffixes = [r"\}\$?[.,;:]?", *nlp.Defaults.suffixes]
+    # Markdown emphasis too: "*sufficient subset training*".
+    prefixes = [r"\$?\\[A-Za-z]+\{", r"\*+", r"_(?=[A-Za-z])", *nlp.Defaults.prefixes]
+    suffixes = [r"\}\$?[.,;:]?", r"\*+", r"(?<=[A-Za-z])_", *nlp.Defaults.suffixes]
     nlp.tokenizer.prefix_search = compile_prefix_regex(prefixes).search
     nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
     nlp.add_pipe("sentencizer")

@@ -20,7 +20,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import GENERIC_AFTER, defined_shorts, defined_type
+from .components import defined_shorts, defined_type
 from .lexicon import lookup
 
 #: Acronyms of fields and generic families: never a paper's own method name.
@@ -138,10 +138,12 @@ class ProposalFinder:
         return []
 
     def _pair_spans(self, doc: Doc, long: Span, short: Span) -> list[Span]:
-        nxt = short.end + 1
-        if nxt < len(doc) and doc[nxt].lower_ in GENERIC_AFTER:
-            return []  # "an active feature acquisition (AFA) framework": the term names the topic
         if short.text.lower() in GENERIC_ACRONYMS or defined_type(long, short) in ("Dataset", "Task"):
+            return []
+        # A term the abstract already used before it is not the paper's new name
+        # ("Active Feature Acquisition is ..." then "we propose an AFA framework").
+        before = doc.text[:long.sent.start_char].lower()
+        if long.text.lower() in before or f" {short.text.lower()} " in f" {before} ":
             return []
         return [Span(doc, long.start, long.end, label="Method"), Span(doc, short.start, short.end, label="Method")]
 
