@@ -139,7 +139,7 @@ def task_heads(src: Path, data: Path) -> list[str]:
              "attribution", "imputation", "quantization", "summarization", "localization", "forecasting",
              # common heads of task names that need a modifier ("survival analysis", "image generation")
              "learning", "generation", "analysis", "modeling", "modelling", "search", "evaluation",
-             "explanation", "discovery", "control", "detection", "design"}
+             "explanation", "discovery", "control", "detection", "debugging", "comparison"}
     return sorted(keep)
 
 

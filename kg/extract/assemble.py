@@ -109,7 +109,7 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
             role = "proposed" if any(m[4] == "proposed" for m in members) else "used"
         surface: list[str] = []
         for m in members:
-            if m[2] not in surface:
+            if m[2].lower() not in {x.lower() for x in surface}:
                 surface.append(m[2])
         names = sorted(canon[k] for k in uf.parent if k in canon and uf.find(k) == root)
         name = _canonical(surface, type_, role, names[0] if names and role != "proposed" else None)

@@ -102,10 +102,11 @@ quantitative qualitative future greedy iterative stable optimistic pessimistic m
 exact approximate reliable faithful successful successive subsequent additional further overall entire
 whole-model final initial original underlying corresponding respective relevant appropriate suitable
 possible potential desirable optimal suboptimal near-optimal provable provably improved enhanced
-five four six seven eight nine ten dozens hundreds thousands millions
+five four six seven eight nine ten dozens hundreds thousands millions either neither whether
 """.split())
 
 #: Endings of descriptive compound adjectives that qualify a method, not name a task ("memory-efficient").
 DESCRIPTIVE_SUFFIXES = ("-based", "-efficient", "-specific", "-free", "-dimensional", "-grained", "-aware", "-driven",
                         "-agnostic", "-level", "-scale", "-wise", "-like", "-type", "-friendly", "-intensive",
-                        "-dependent", "-independent", "-invariant", "-preserving", "-consistent", "-backed")
+                        "-dependent", "-independent", "-invariant", "-preserving", "-consistent", "-backed",
+                        "-fidelity", "-quality", "-informed", "-enhanced", "-augmented", "-guaranteed")

@@ -24,7 +24,8 @@ def make_nlp() -> Language:
     names are the unit of extraction.
     """
     nlp = spacy.blank("en")
-    infixes = [p for p in nlp.Defaults.infixes if HYPHENS not in p]
+    # Keep hyphenated names whole: "FSL-Net", "layer-wise", "Llama-3-8B".
+    infixes = [p.replace("[+\\-\\*^]", "[+\\*^]") for p in nlp.Defaults.infixes if HYPHENS not in p]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
     # LaTeX markup stays outside names: "\textit{Generalized Method of Moments}", "$\texttt{UNI}$".
     # Markdown emphasis too: "*sufficient subset training*".

@@ -20,7 +20,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import defined_shorts, defined_type
+from .components import DATASET_HEADS, defined_shorts, defined_type
 from .lexicon import lookup
 
 #: Acronyms of fields and generic families: never a paper's own method name.
@@ -86,6 +86,9 @@ def name_run(doc: Doc, i: int, end: int) -> Span | None:
             return None
     if len(span) == 1 and lookup(span.text):
         return None  # a known method or dataset named in passing ("we use Adam")
+    nxt = doc[j].lower_ if j < len(doc) else ""
+    if span[-1].lower_ in DATASET_HEADS or nxt in DATASET_HEADS:
+        return None  # "the Coral Reef Survey Dataset": a dataset the paper introduces, not a method
     return span
 
 
@@ -94,6 +97,15 @@ def _title_case_phrase(span: Span) -> bool:
     caps = [t for t in words if is_title_word(t.text) or is_name_like(t.text)]
     small = [t for t in words if t.lower_ in {"of", "for", "and", "to", "in", "on", "with", "the", "a"}]
     return len(span) >= 2 and len(caps) >= 2 and len(caps) + len(small) == len(words) and span[0].text[0].isupper()
+
+
+def _used_before(doc: Doc, span: Span) -> bool:
+    """Whether the abstract used this term before the sentence that holds ``span``: then it is
+    not the paper's new name ("Active Feature Acquisition is ..." then "we propose an AFA
+    framework"). The title does not count."""
+    start = doc._.kg_title_len or 0
+    before = doc.text[start:span.sent.start_char].lower()
+    return f" {span.text.lower()} " in " " + " ".join(before.replace("(", " ").replace(")", " ").split()) + " "
 
 
 class ProposalFinder:
@@ -118,14 +130,19 @@ class ProposalFinder:
             found.extend(self._after_verb(doc, sent, abbrevs))
             found.extend(self._naming(doc, sent, abbrevs))
             found.extend(self._appositive(doc, sent))
-        if found or self._proposes(doc):
-            found.extend(self._own_definitions(doc, abbrevs))
+        first = self._first_proposal(doc)
+        if first is not None:
+            found.extend(self._own_definitions(doc, abbrevs, first))
         return found
 
     @staticmethod
-    def _proposes(doc: Doc) -> bool:
-        return any(t.lower_ in PROPOSE_VERBS and t.lower_ not in {"build", "builds", "construct", "constructs"}
-                   and any(w.lower_ in SUBJECTS for w in doc[t.sent.start:t.i]) for t in doc)
+    def _first_proposal(doc: Doc) -> int | None:
+        """Start char of the first sentence where the paper proposes something, if any."""
+        for t in doc:
+            if (t.lower_ in PROPOSE_VERBS and t.lower_ not in {"build", "builds", "construct", "constructs"}
+                    and any(w.lower_ in SUBJECTS for w in doc[t.sent.start:t.i])):
+                return t.sent.start_char
+        return None
 
     def _title_name(self, doc: Doc, sent: Span, title_len: int) -> list[Span]:
         colon = next((t.i for t in sent if t.text == ":" and t.idx < title_len), None)
@@ -137,13 +154,11 @@ class ProposalFinder:
                 return [Span(doc, span.start, span.end, label="Method")]
         return []
 
-    def _pair_spans(self, doc: Doc, long: Span, short: Span) -> list[Span]:
-        if short.text.lower() in GENERIC_ACRONYMS or defined_type(long, short) in ("Dataset", "Task"):
+    def _pair_spans(self, doc: Doc, long: Span, short: Span, allow_task: bool = False) -> list[Span]:
+        kind = defined_type(long, short)
+        if short.text.lower() in GENERIC_ACRONYMS or kind == "Dataset" or (kind == "Task" and not allow_task):
             return []
-        # A term the abstract already used before it is not the paper's new name
-        # ("Active Feature Acquisition is ..." then "we propose an AFA framework").
-        before = doc.text[:long.sent.start_char].lower()
-        if long.text.lower() in before or f" {short.text.lower()} " in f" {before} ":
+        if _used_before(doc, long) or _used_before(doc, short):
             return []
         return [Span(doc, long.start, long.end, label="Method"), Span(doc, short.start, short.end, label="Method")]
 
@@ -154,7 +169,8 @@ class ProposalFinder:
                 continue
             before = {t.lower_ for t in doc[sent.start:tok.i]}
             passive = tok.i > sent.start and doc[tok.i - 1].lower_ in {"is", "are", "was", "were"}
-            if not (before & SUBJECTS) and not passive:
+            gerund = tok.lower_.endswith("ing") and tok.i > sent.start and doc[tok.i - 1].lower_ == "by"
+            if not (before & SUBJECTS) and not passive and not gerund:
                 continue
             end = min(sent.end, tok.i + 1 + self.window)
             # The object noun phrase ends at the first boundary word after the verb's object starts.
@@ -164,7 +180,9 @@ class ProposalFinder:
             stop = next((k for k in range(i, end) if doc[k].lower_ in BOUNDARY or doc[k].text in {".", ";", ":"}), end)
             for long, short in abbrevs:
                 if tok.i < long.start < stop + 1 and short.end <= end:
-                    out.extend(self._pair_spans(doc, long, short))
+                    # right after the verb, even a task-shaped name is the new method:
+                    # "we propose residual token pruning (RTP)"
+                    out.extend(self._pair_spans(doc, long, short, allow_task=long.start == i))
             if passive or out:
                 if out:
                     break
@@ -173,7 +191,8 @@ class ProposalFinder:
             while k < stop:
                 run = name_run(doc, k, end)
                 if run is not None:
-                    out.append(Span(doc, run.start, run.end, label="Method"))
+                    if not _used_before(doc, run):
+                        out.append(Span(doc, run.start, run.end, label="Method"))
                     break
                 k += 1
             if k >= stop and stop < end and doc[stop].text == "," and not out:
@@ -242,10 +261,12 @@ class ProposalFinder:
                     out.append(Span(doc, run.start, run.end, label="Method"))
         return out
 
-    def _own_definitions(self, doc: Doc, abbrevs) -> list[Span]:
-        """Title-Case definitions nobody knows, in a paper that proposes something."""
+    def _own_definitions(self, doc: Doc, abbrevs, first: int) -> list[Span]:
+        """Title-Case definitions nobody knows, from the paper's first proposal on."""
         out = []
         for long, short in abbrevs:
+            if long.start_char < first:
+                continue
             if not _title_case_phrase(long) or lookup(long.text) or lookup(short.text):
                 continue
             if long.start_char < (doc._.kg_title_len or 0):

@@ -7,9 +7,11 @@ context says the paper works on it:
 
 - a task noun follows ("complex reasoning tasks", "the X problem", "X methods",
   "X benchmarks");
-- a cue precedes ("for X", "in X", "the goal / problem of X", "address X",
-  "tasks such as X, Y and Z", "applications: X and Y");
+- a cue precedes ("for X", "in X", "performance on X", "the goal / problem of
+  X", "address X", "a tool for investigating X", "tasks such as X, Y and Z",
+  "applications: X and Y");
 - it opens a sentence as its subject ("Dataset distillation has emerged ...");
+- it is in the title;
 - it occurs twice or more in the abstract;
 - or it is coordinated with a kept candidate ("X, Y, and Z").
 
@@ -59,6 +61,13 @@ def _modifier(tok, sentence_start: bool, title: bool = False) -> bool:
     return lookup(text) in (None, "Task")
 
 
+def _object_head(tok) -> bool:
+    """A plural noun ending a verb's object ("shifts", "images")."""
+    low = tok.lower_
+    return (tok.is_alpha and tok.is_lower and low.endswith("s") and not low.endswith(("ss", "us", "is"))
+            and low not in STOP and len(low) > 3)
+
+
 def _nominal(verb: str) -> str | None:
     """The task head of a verb form: "localizing" -> "localization", "detect" -> "detection"."""
     heads = task_heads()
@@ -92,6 +101,14 @@ class TaskFinder:
         heads = task_heads()
         out = []
         for tok in doc:
+            parts = tok.lower_.split("-")
+            if len(parts) > 1 and parts[-1] in heads and all(p.isalpha() for p in parts) and parts[0] not in STOP:
+                # "rule-learning", "feature-learning": a task written as one hyphenated word
+                j = tok.i
+                while j > tok.sent.start and tok.i - j < MAX_MODIFIERS - 1 and _modifier(doc[j - 1], j - 1 == tok.sent.start):
+                    j -= 1
+                out.append((doc[j:tok.i + 1], " ".join([t.lower_ for t in doc[j:tok.i]] + parts)))
+                continue
             if singular(tok.lower_) not in heads and tok.lower_ not in heads:
                 continue
             if not tok.is_alpha or (tok.text[0].isupper() and tok.i != tok.sent.start and not tok.text.istitle()):
@@ -122,6 +139,8 @@ class TaskFinder:
             k = tok.i + 1
             while k < tok.sent.end and k - tok.i <= MAX_MODIFIERS and _modifier(doc[k], False):
                 k += 1
+            if k < tok.sent.end and k - tok.i <= MAX_MODIFIERS and _object_head(doc[k]):
+                k += 1  # the object's head may be plural: "localize feature shifts"
             if k == tok.i + 1 or k - tok.i > MAX_MODIFIERS:
                 continue
             obj = [singular(t.lower_) for t in doc[tok.i + 1:k]]
@@ -167,8 +186,17 @@ class TaskFinder:
             return True  # a known task, refined by modifiers ("temporal knowledge graph completion")
         if self._subject(doc, span):
             return True
-        prev = doc[span.start - 1].lower_ if span.start > span.sent.start else ""
-        prev2 = doc[span.start - 2].lower_ if span.start - 1 > span.sent.start else ""
+        if span.start_char < (doc._.kg_title_len or 0):
+            return True  # a task named in the title is what the paper is about
+        k = span.start - 1
+        while k > span.sent.start and doc[k].text.isupper() and len(doc[k].text) > 1:
+            k -= 1  # "the task of LLM activation probing": look past a name
+        prev = doc[k].lower_ if k >= span.sent.start else ""
+        prev2 = doc[k - 1].lower_ if k - 1 >= span.sent.start else ""
+        if prev in {"on", "at"} and prev2 not in {"based", "depend", "depends", "relies", "rely", "focus", "focuses"}:
+            return True  # "performance on X", "excel at X"
+        if prev.endswith("ing") and prev2 in {"for", "in", "to", "of"}:
+            return True  # "a tool for investigating X"
         if prev in CUE_BEFORE and not (prev == "for" and prev2 in {"", ",", "example", "instance"}):
             return True
         if prev == "of" and prev2 in OF_NOUNS:
