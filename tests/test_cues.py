@@ -115,3 +115,14 @@ def test_names_defined_in_one_paper_are_found_in_another():
             Record("b", "Our baseline list contains GSU among others.", "x", 1)]
     _, b = extract_records(recs)
     assert "gsu" in forms(b, "Method", "used")
+
+
+@pytest.mark.parametrize("title,abstract,expected", [
+    ("Position: Benchmarks Should Report Variance", "This position paper argues for variance.", set()),
+    ("Salvage: Explaining Classifiers by Removal", "We show that Salvage explains well.", {"salvage"}),
+    ("STAMP Your Content: Watermarks for LLMs", "We propose a watermark for text.", {"stamp"}),
+    ("QuantSpec: Fast Speculative Decoding", "Decoding is slow.", {"quantspec"}),
+    ("Be a Goldfish: Forgetting Bad Tokens", "We study forgetting.", set()),
+])
+def test_title_prefix_names(title, abstract, expected):
+    assert forms(extract_text(abstract, title=title), "Method", "proposed") == expected

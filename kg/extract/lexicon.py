@@ -29,25 +29,21 @@ def _lines(name: str) -> list[str]:
 
 @lru_cache(maxsize=None)
 def entries() -> tuple[Entry, ...]:
-    """Every gazetteer entry; a form claimed by two types is dropped from both."""
-    raw: list[Entry] = []
+    """Every gazetteer entry. The curated lexicons decide the type of a form they
+    list; a form two Papers with Code lists claim with different types is dropped."""
+    curated: list[Entry] = []
     for type_, name in (("Method", "methods_curated.txt"), ("Dataset", "datasets_curated.txt")):
         for ln in _lines(name):
             forms = tuple(f.strip() for f in ln.split("|") if f.strip())
-            raw.append(Entry(type_, forms[0], forms))
+            curated.append(Entry(type_, forms[0], forms))
+    claimed = {f.lower() for e in curated for f in e.forms}
+    pwc: list[Entry] = []
     for type_, name in (("Task", "tasks.txt"), ("Dataset", "datasets.txt"), ("Method", "methods.txt")):
-        raw.extend(Entry(type_, n, (n,)) for n in _lines(name))
+        pwc.extend(Entry(type_, n, (n,)) for n in _lines(name) if n.lower() not in claimed)
     owner: dict[str, set[str]] = {}
-    for e in raw:
-        for f in e.forms:
-            owner.setdefault(f.lower(), set()).add(e.type)
-    clash = {f for f, types in owner.items() if len(types) > 1}
-    out = []
-    for e in raw:
-        forms = tuple(f for f in e.forms if f.lower() not in clash)
-        if forms:
-            out.append(Entry(e.type, e.canonical if e.canonical in forms else forms[0], forms))
-    return tuple(out)
+    for e in pwc:
+        owner.setdefault(e.canonical.lower(), set()).add(e.type)
+    return tuple(curated) + tuple(e for e in pwc if len(owner[e.canonical.lower()]) == 1)
 
 
 @lru_cache(maxsize=None)

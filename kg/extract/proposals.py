@@ -145,14 +145,24 @@ class ProposalFinder:
         return None
 
     def _title_name(self, doc: Doc, sent: Span, title_len: int) -> list[Span]:
+        """The name before the title's colon: "TAROT: Targeted Data Selection ..."."""
         colon = next((t.i for t in sent if t.text == ":" and t.idx < title_len), None)
         if colon is None or colon - sent.start > 4 or colon == sent.start:
             return []
         span = doc[sent.start:colon]
-        if any(is_name_like(t.text) for t in span) or (len(span) == 1 and is_title_word(span.text)):
-            if not lookup(span.text):
-                return [Span(doc, span.start, span.end, label="Method")]
-        return []
+        names = [t for t in span if is_name_like(t.text)]
+        if len(names) == 1 and len(span) > 1 and not all(is_title_word(t.text) or is_name_like(t.text) for t in span[:2]):
+            span = doc[names[0].i:names[0].i + 1]
+        elif len(names) == 1 and len(span) > 2:
+            span = doc[names[0].i:names[0].i + 1]  # "STAMP Your Content: ..." names STAMP
+        elif not names:
+            # A plain word ("Position: ...", "Salvage: ...") is a name only if the abstract uses it as one.
+            abstract = doc.text[title_len:]
+            if len(span) != 1 or not is_title_word(span.text) or f" {span.text}" not in f" {abstract}":
+                return []
+        if lookup(span.text) or span.text.lower() in GENERIC_ACRONYMS:
+            return []
+        return [Span(doc, span.start, span.end, label="Method")]
 
     def _pair_spans(self, doc: Doc, long: Span, short: Span, allow_task: bool = False) -> list[Span]:
         kind = defined_type(long, short)
