@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..model import Extraction, Record
 from .assemble import assemble
+from .components import sentences
 from .pipeline import PIPELINE_VERSION, get_nlp, make_nlp
 from .propagate import _pattern, build_lexicon, propagate
 
@@ -46,7 +47,7 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None,
     done: dict[str, tuple[Extraction, list[tuple[int, int]]]] = {}
     for doc in nlp.pipe(gen(), batch_size=batch_size):
         tlen = texts[doc.text][0]
-        sents = [(s.start_char - tlen, s.end_char - tlen) for s in doc.sents if s.start_char >= tlen]
+        sents = [(s.start_char - tlen, s.end_char - tlen) for s in sentences(doc) if s.start_char >= tlen]
         done[doc.text] = (assemble(doc, "", offset=tlen, title_len=tlen), sents)
     if corpus_names:
         lexicon = build_lexicon(ex for ex, _ in done.values())

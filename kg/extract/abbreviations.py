@@ -125,11 +125,14 @@ def _closing(doc: Doc, i: int, limit: int) -> int | None:
 def find_abbreviations(doc: Doc) -> list[tuple[Span, Span]]:
     """(long form, short form) span pairs defined in ``doc``, in text order."""
     pairs: list[tuple[Span, Span]] = []
-    has_sents = doc.has_annotation("SENT_START")
+    bounds = {}
+    if doc.has_annotation("SENT_START"):
+        for sent in doc.sents:
+            bounds.update({i: sent for i in range(sent.start, sent.end) if doc[i].text == "("})
     for tok in doc:
         if tok.text != "(" or tok.i == 0:
             continue
-        sent = tok.sent if has_sents else doc[:]
+        sent = bounds.get(tok.i, doc[:])
         j = _closing(doc, tok.i, sent.end)
         if j is None or j == tok.i + 1:
             continue

@@ -16,6 +16,7 @@ from spacy.tokens import Doc
 from ..model import DocEntity, Extraction, Mention
 from .._unionfind import UnionFind
 from ..text import compact_key
+from .components import sentences
 
 #: Span groups in priority order, with the role they give a method.
 GROUPS = (("kg_proposed", "proposed"), ("kg_defined", "used"), ("kg_tasks", "used"), ("kg_gazetteer", "used"),
@@ -80,12 +81,10 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
                 taken.append((m.start(), m.end()))
 
     picked.sort()
-    sentences = {}
-    for sent in doc.sents:
-        sentences[(sent.start_char, sent.end_char)] = sent.text
+    sents = [(sent.start_char, sent.end_char, sent.text) for sent in sentences(doc)]
 
     def sentence_of(start: int) -> str:
-        for (s, e), text in sentences.items():
+        for s, e, text in sents:
             if s <= start < e:
                 return text
         return ""

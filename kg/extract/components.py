@@ -36,6 +36,35 @@ for _name, _default in (("kg_github", None), ("kg_abbreviations", None), ("kg_ti
 
 # --------------------------------------------------------------------------- tokens
 
+def sent_bounds(doc: Doc) -> tuple[list[int], list[int]]:
+    """Per token, the start and end token index of its sentence (computed once per doc;
+    ``Token.sent`` walks the document on every call)."""
+    cached = doc.user_data.get("kg_sent_bounds")
+    if cached is None or len(cached[0]) != len(doc):
+        starts, ends = [0] * len(doc), [len(doc)] * len(doc)
+        for sent in sentences(doc):
+            for i in range(sent.start, sent.end):
+                starts[i], ends[i] = sent.start, sent.end
+        cached = doc.user_data["kg_sent_bounds"] = (starts, ends)
+    return cached
+
+
+def sentences(doc: Doc) -> list[Span]:
+    """The sentences of ``doc`` as spans (computed once per doc)."""
+    cached = doc.user_data.get("kg_sentences")
+    if cached is None:
+        cached = doc.user_data["kg_sentences"] = list(doc.sents) if doc.has_annotation("SENT_START") else [doc[:]]
+    return cached
+
+
+def sent_start(tok) -> int:
+    return sent_bounds(tok.doc)[0][tok.i]
+
+
+def sent_end(tok) -> int:
+    return sent_bounds(tok.doc)[1][tok.i]
+
+
 @Language.component("kg_token_norm")
 def token_norm(doc: Doc) -> Doc:
     """Set ``Token.norm_`` to the lower-cased singular form, for phrase matching."""
@@ -129,7 +158,11 @@ def defined_type(long: Span, short: Span) -> str | None:
 
 def defined_shorts(doc: Doc) -> dict[str, str | None]:
     """{short form: its type (or None when untyped)} of the abbreviations defined in ``doc``."""
-    return {short.text: defined_type(long, short) for long, short in doc._.kg_abbreviations or []}
+    cached = doc.user_data.get("kg_defined_shorts")
+    if cached is None:
+        cached = doc.user_data["kg_defined_shorts"] = {
+            short.text: defined_type(long, short) for long, short in doc._.kg_abbreviations or []}
+    return cached
 
 
 class DefinedTerms:

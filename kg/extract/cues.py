@@ -20,7 +20,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import DATASET_HEADS, defined_shorts
+from .components import DATASET_HEADS, defined_shorts, sent_end, sent_start
 from .lexicon import lookup
 from .proposals import GENERIC_ACRONYMS, is_name_like, is_title_word
 
@@ -73,17 +73,17 @@ class ContextCues:
             plural = tok.lower_ in {"datasets", "benchmarks", "corpora"}
             # Walk back over a list of names: "the A, B, and C datasets".
             k = tok.i - 1
-            while k >= tok.sent.start:
+            while k >= sent_start(tok):
                 end = k + 1
-                while k >= tok.sent.start and self._dataset_word(doc, k):
+                while k >= sent_start(tok) and self._dataset_word(doc, k):
                     k -= 1
                 if end - (k + 1) >= 1 and end - (k + 1) <= 4:
                     span = doc[k + 1:end]
-                    if any(_ok_name(t.text) or (is_title_word(t.text) and t.i != t.sent.start) for t in span):
+                    if any(_ok_name(t.text) or (is_title_word(t.text) and t.i != sent_start(t)) for t in span):
                         out.append(Span(doc, span.start, span.end, label="Dataset"))
-                if not plural or k < tok.sent.start or doc[k].text not in {",", "and", "or"}:
+                if not plural or k < sent_start(tok) or doc[k].text not in {",", "and", "or"}:
                     break
-                while k >= tok.sent.start and doc[k].text in {",", "and", "or"}:
+                while k >= sent_start(tok) and doc[k].text in {",", "and", "or"}:
                     k -= 1
         # "datasets such as A, B and C" / "benchmarks including A and B"
         for tok in doc:
@@ -107,16 +107,16 @@ class ContextCues:
 
     def _list_after(self, doc: Doc, k: int, label: str) -> list[Span]:
         out = []
-        sent_end = doc[k].sent.end if k < len(doc) else len(doc)
-        while k < sent_end:
+        stop = sent_end(doc[k]) if k < len(doc) else len(doc)
+        while k < stop:
             j = k
-            while j < sent_end and (_ok_name(doc[j].text) or is_title_word(doc[j].text)) and j - k < 4:
+            while j < stop and (_ok_name(doc[j].text) or is_title_word(doc[j].text)) and j - k < 4:
                 j += 1
             if j == k:
                 break
             out.append(Span(doc, k, j, label=label))
             k = j
-            while k < sent_end and doc[k].text in {",", "and", "or"}:
+            while k < stop and doc[k].text in {",", "and", "or"}:
                 k += 1
         return out
 
@@ -130,7 +130,7 @@ class ContextCues:
                 continue
             if tok.i + 1 < len(doc) and doc[tok.i + 1].lower_ in DATASET_HEADS:
                 continue
-            prev = [doc[k].lower_ for k in range(max(tok.sent.start, tok.i - 2), tok.i)]
+            prev = [doc[k].lower_ for k in range(max(sent_start(tok), tok.i - 2), tok.i)]
             nxt = doc[tok.i + 1].lower_ if tok.i + 1 < len(doc) else ""
             cue = (bool(prev) and prev[-1] in METHOD_CUES) or tuple(prev[-2:]) in TWO_WORD_CUES
             cue = cue or self._in_cued_list(doc, tok.i)
@@ -146,7 +146,7 @@ class ContextCues:
         """Whether token ``i`` is a later item of a list opened by a cue ("such as A, B and C")."""
         k = i - 1
         steps = 0
-        while k >= doc[i].sent.start and steps < 12:
+        while k >= sent_start(doc[i]) and steps < 12:
             t = doc[k]
             if t.text in {",", "and", "or"} or _ok_name(t.text):
                 k -= 1

@@ -20,7 +20,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import DATASET_HEADS, defined_shorts, defined_type
+from .components import DATASET_HEADS, defined_shorts, defined_type, sent_start, sentences
 from .lexicon import lookup
 
 #: Acronyms of fields and generic families: never a paper's own method name.
@@ -104,7 +104,7 @@ def _used_before(doc: Doc, span: Span) -> bool:
     not the paper's new name ("Active Feature Acquisition is ..." then "we propose an AFA
     framework"). The title does not count."""
     start = doc._.kg_title_len or 0
-    before = doc.text[start:span.sent.start_char].lower()
+    before = doc.text[start:doc[sent_start(span[0])].idx].lower()
     return f" {span.text.lower()} " in " " + " ".join(before.replace("(", " ").replace(")", " ").split()) + " "
 
 
@@ -123,7 +123,7 @@ class ProposalFinder:
         found: list[Span] = []
         abbrevs = doc._.kg_abbreviations or []
         title_len = doc._.kg_title_len or 0
-        for sent in doc.sents:
+        for sent in sentences(doc):
             if title_len and sent.start_char < title_len:
                 found.extend(self._title_name(doc, sent, title_len))
                 continue
@@ -140,8 +140,8 @@ class ProposalFinder:
         """Start char of the first sentence where the paper proposes something, if any."""
         for t in doc:
             if (t.lower_ in PROPOSE_VERBS and t.lower_ not in {"build", "builds", "construct", "constructs"}
-                    and any(w.lower_ in SUBJECTS for w in doc[t.sent.start:t.i])):
-                return t.sent.start_char
+                    and any(w.lower_ in SUBJECTS for w in doc[sent_start(t):t.i])):
+                return doc[sent_start(t)].idx
         return None
 
     def _title_name(self, doc: Doc, sent: Span, title_len: int) -> list[Span]:

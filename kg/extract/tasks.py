@@ -28,6 +28,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from ..text import compact_key, singular
+from .components import sent_end, sent_start
 from .lexicon import DESCRIPTIVE_SUFFIXES, STOP, lookup, task_heads
 
 FOLLOWERS = frozenset("task tasks problem problems benchmark benchmarks setting settings method methods "
@@ -105,21 +106,21 @@ class TaskFinder:
             if len(parts) > 1 and parts[-1] in heads and all(p.isalpha() for p in parts) and parts[0] not in STOP:
                 # "rule-learning", "feature-learning": a task written as one hyphenated word
                 j = tok.i
-                while j > tok.sent.start and tok.i - j < MAX_MODIFIERS - 1 and _modifier(doc[j - 1], j - 1 == tok.sent.start):
+                while j > sent_start(tok) and tok.i - j < MAX_MODIFIERS - 1 and _modifier(doc[j - 1], j - 1 == sent_start(tok)):
                     j -= 1
                 out.append((doc[j:tok.i + 1], " ".join([t.lower_ for t in doc[j:tok.i]] + parts)))
                 continue
             if singular(tok.lower_) not in heads and tok.lower_ not in heads:
                 continue
-            if not tok.is_alpha or (tok.text[0].isupper() and tok.i != tok.sent.start and not tok.text.istitle()):
+            if not tok.is_alpha or (tok.text[0].isupper() and tok.i != sent_start(tok) and not tok.text.istitle()):
                 continue
             j = tok.i
-            title = tok.text.istitle() and tok.i != tok.sent.start
-            while j > tok.sent.start and tok.i - j < MAX_MODIFIERS and _modifier(doc[j - 1], j - 1 == tok.sent.start, title):
+            title = tok.text.istitle() and tok.i != sent_start(tok)
+            while j > sent_start(tok) and tok.i - j < MAX_MODIFIERS and _modifier(doc[j - 1], j - 1 == sent_start(tok), title):
                 j -= 1
             if j == tok.i:
                 continue
-            while j < tok.i and doc[j].lower_.endswith("ing") and not (j == tok.sent.start and doc[j].text[0].isupper()):
+            while j < tok.i and doc[j].lower_.endswith("ing") and not (j == sent_start(tok) and doc[j].text[0].isupper()):
                 j += 1  # a leading verb form is not part of the name ("including X", "preventing X")
             if j == tok.i:
                 continue
@@ -134,12 +135,12 @@ class TaskFinder:
         # verb phrases: "localizing feature shifts", "to localize feature shifts"
         for tok in doc:
             nominal = _nominal(tok.text) if tok.is_alpha and tok.is_lower else None
-            if nominal is None or tok.i + 1 >= tok.sent.end:
+            if nominal is None or tok.i + 1 >= sent_end(tok):
                 continue
             k = tok.i + 1
-            while k < tok.sent.end and k - tok.i <= MAX_MODIFIERS and _modifier(doc[k], False):
+            while k < sent_end(tok) and k - tok.i <= MAX_MODIFIERS and _modifier(doc[k], False):
                 k += 1
-            if k < tok.sent.end and k - tok.i <= MAX_MODIFIERS and _object_head(doc[k]):
+            if k < sent_end(tok) and k - tok.i <= MAX_MODIFIERS and _object_head(doc[k]):
                 k += 1  # the object's head may be plural: "localize feature shifts"
             if k == tok.i + 1 or k - tok.i > MAX_MODIFIERS:
                 continue
@@ -173,7 +174,7 @@ class TaskFinder:
 
     @staticmethod
     def _subject(doc: Doc, span: Span) -> bool:
-        start = span.sent.start
+        start = sent_start(span[0])
         first = start + 1 if doc[start].lower_ in {"the", "in"} else start
         nxt = doc[span.end].lower_ if span.end < len(doc) else ""
         return span.start == first and nxt in SUBJECT_VERBS
@@ -189,10 +190,10 @@ class TaskFinder:
         if span.start_char < (doc._.kg_title_len or 0):
             return True  # a task named in the title is what the paper is about
         k = span.start - 1
-        while k > span.sent.start and doc[k].text.isupper() and len(doc[k].text) > 1:
+        while k > sent_start(span[0]) and doc[k].text.isupper() and len(doc[k].text) > 1:
             k -= 1  # "the task of LLM activation probing": look past a name
-        prev = doc[k].lower_ if k >= span.sent.start else ""
-        prev2 = doc[k - 1].lower_ if k - 1 >= span.sent.start else ""
+        prev = doc[k].lower_ if k >= sent_start(span[0]) else ""
+        prev2 = doc[k - 1].lower_ if k - 1 >= sent_start(span[0]) else ""
         if prev in {"on", "at"} and prev2 not in {"based", "depend", "depends", "relies", "rely", "focus", "focuses"}:
             return True  # "performance on X", "excel at X"
         if prev.endswith("ing") and prev2 in {"for", "in", "to", "of"}:
