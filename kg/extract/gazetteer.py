@@ -10,6 +10,8 @@ Sets ``doc.spans["kg_gazetteer"]`` (labels ``Method`` / ``Dataset`` / ``Task``).
 """
 from __future__ import annotations
 
+import re
+
 from spacy.language import Language
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
@@ -17,6 +19,9 @@ from spacy.util import filter_spans
 
 from .components import token_norm
 from .lexicon import entries
+
+
+_VERSION = re.compile(r"^(?:v?\d+(?:\.\d+)*[a-z]?|XL|XXL)$")
 
 
 def _case_sensitive(form: str, type_: str) -> bool:
@@ -63,6 +68,10 @@ class Gazetteer:
         for matcher in (self.exact, self.norm):
             for match_id, start, end in matcher(doc):
                 type_, canonical = doc.vocab.strings[match_id].split("|", 1)
+                if type_ == "Method" and end < len(doc) and _VERSION.match(doc[end].text):
+                    # "Stable Diffusion 3.5", "Llama 2": a version number names the model
+                    spans.append(Span(doc, start, end + 1, label=type_))
+                    continue
                 spans.append(Span(doc, start, end, label=type_, kb_id=canonical))
         return filter_spans(spans)
 
