@@ -8,7 +8,13 @@
 from __future__ import annotations
 
 __version__ = "0.1.0"
-
-from .api import KnowledgeGraph  # noqa: E402
-
 __all__ = ["KnowledgeGraph", "__version__"]
+
+
+def __getattr__(name: str):
+    # Lazy, so that `import kg` (the CLI, query workers) does not load spaCy.
+    if name == "KnowledgeGraph":
+        from .api import KnowledgeGraph
+
+        return KnowledgeGraph
+    raise AttributeError(f"module 'kg' has no attribute {name!r}")

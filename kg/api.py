@@ -25,22 +25,8 @@ from .extract import extract_records
 from .graph import build_graph, nodes_of_type
 from .ingest import read_records, sample_paths
 from .model import Extraction, Record
-from .namespace import DEFAULT_BASE
+from .namespace import DEFAULT_BASE, QUERY_PREFIXES
 from .resolve import resolve
-
-#: Prefixes every query may use without declaring them.
-QUERY_PREFIXES = {
-    "kg": "https://w3id.org/abstract-kg/ontology#",
-    "res": DEFAULT_BASE,
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
-    "xsd": "http://www.w3.org/2001/XMLSchema#",
-    "skos": "http://www.w3.org/2004/02/skos/core#",
-    "dcterms": "http://purl.org/dc/terms/",
-    "prov": "http://www.w3.org/ns/prov#",
-    "schema": "https://schema.org/",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Node:

@@ -79,16 +79,33 @@ def _parse_binding(text: str):
 
 
 def cmd_query(args) -> int:
-    from .api import QUERY_PREFIXES
+    from .namespace import QUERY_PREFIXES
+    from .named import get_named, list_named
     from .store import open_store, run_query, serialize_results
 
-    text = args.query
-    if text.endswith(".rq") or (len(text) < 4096 and "\n" not in text and Path(text).is_file()):
-        try:
-            text = Path(text).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise FileNotFoundError(f"{args.query}: cannot read query file ({exc.strerror})") from None
+    if args.list:
+        for q in list_named():
+            params = " ".join(f"--bind {p}=…" for p in q.params)
+            print(f"{q.name:<28} {q.title}{'  ' + params if params else ''}")
+            print(f"{'':<28} {q.description}")
+        return EXIT_OK
     bindings = dict(_parse_binding(b) for b in args.bind or [])
+    if args.name:
+        named = get_named(args.name)
+        unknown = sorted(set(bindings) - set(named.params))
+        if unknown:
+            raise ValueError(f"query {args.name!r} has no parameter {', '.join(unknown)} "
+                             f"(parameters: {', '.join(named.params) or 'none'})")
+        text = named.text
+    elif args.query:
+        text = args.query
+        if text.endswith(".rq") or (len(text) < 4096 and "\n" not in text and Path(text).is_file()):
+            try:
+                text = Path(text).read_text(encoding="utf-8")
+            except OSError as exc:
+                raise FileNotFoundError(f"{args.query}: cannot read query file ({exc.strerror})") from None
+    else:
+        raise ValueError("give a SPARQL query, a .rq file, --name NAME or --list")
     store = open_store(args.store)
     results = run_query(store, _with_prefixes(text, QUERY_PREFIXES), bindings)
     sys.stdout.write(serialize_results(results, args.format, QUERY_PREFIXES))
@@ -115,6 +132,14 @@ def cmd_validate(args) -> int:
     print(report.text)
     print(f"{args.target}: {report.violations} violation(s)", file=sys.stderr)
     return EXIT_INVALID
+
+
+def cmd_serve(args) -> int:
+    from .serve import serve
+
+    serve(args.store, host=args.host, port=args.port, timeout=args.timeout, workers=args.workers,
+          max_rows=args.max_rows)
+    return EXIT_OK
 
 
 def cmd_stats(args) -> int:
@@ -144,7 +169,9 @@ def make_parser() -> argparse.ArgumentParser:
     e.set_defaults(func=cmd_extract)
 
     q = sub.add_parser("query", help="run SPARQL on a built store")
-    q.add_argument("query", help="SPARQL text or a .rq file")
+    q.add_argument("query", nargs="?", help="SPARQL text or a .rq file")
+    q.add_argument("--name", "-n", help="run a named query (see --list)")
+    q.add_argument("--list", action="store_true", help="list the named queries and their parameters")
     q.add_argument("--store", default="outputs", help="output folder or store folder (default: outputs)")
     q.add_argument("--format", "-f", default="table", choices=["table", "json", "csv", "tsv", "xml", "turtle", "nt"])
     q.add_argument("--bind", action="append", metavar="NAME=VALUE",
@@ -154,6 +181,15 @@ def make_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check a built graph against the SHACL shapes (exit 1 on violations)")
     v.add_argument("target", nargs="?", default="outputs", help="output folder or RDF file")
     v.set_defaults(func=cmd_validate)
+
+    sv = sub.add_parser("serve", help="serve a read-only SPARQL endpoint and the HTML views")
+    sv.add_argument("--store", default="outputs", help="output folder (default: outputs)")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--timeout", type=float, default=30.0, help="seconds before a query is stopped (default: 30)")
+    sv.add_argument("--workers", type=int, default=2, help="query worker processes (default: 2)")
+    sv.add_argument("--max-rows", type=int, default=100_000, help="largest result served (default: 100000)")
+    sv.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("stats", help="print the counts of a built graph")
     s.add_argument("target", nargs="?", default="outputs")
@@ -172,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return args.func(args)
-    except (InputError, QueryError, FileNotFoundError, ValueError) as exc:
+    except (InputError, QueryError, FileNotFoundError, ValueError, KeyError) as exc:
         print(f"kg {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

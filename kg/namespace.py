@@ -14,6 +14,20 @@ from rdflib.namespace import DefinedNamespace, Namespace
 ONTOLOGY_IRI = "https://w3id.org/abstract-kg/ontology"
 DEFAULT_BASE = "https://w3id.org/abstract-kg/resource/"
 
+#: Prefixes every query may use without declaring them (CLI, API, endpoint).
+QUERY_PREFIXES = {
+    "kg": ONTOLOGY_IRI + "#",
+    "res": DEFAULT_BASE,
+    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
+    "xsd": "http://www.w3.org/2001/XMLSchema#",
+    "owl": "http://www.w3.org/2002/07/owl#",
+    "skos": "http://www.w3.org/2004/02/skos/core#",
+    "dcterms": "http://purl.org/dc/terms/",
+    "prov": "http://www.w3.org/ns/prov#",
+    "schema": "https://schema.org/",
+}
+
 
 class KG(DefinedNamespace):
     """abstract-kg ontology: papers, methods, tasks, datasets, code and evidence."""
@@ -31,6 +45,7 @@ class KG(DefinedNamespace):
     Mention: URIRef
     ExtractionRun: URIRef
     # paper to entity
+    hasMethod: URIRef
     proposes: URIRef
     usesMethod: URIRef
     addressesTask: URIRef
@@ -40,10 +55,10 @@ class KG(DefinedNamespace):
     # derived
     appliedTo: URIRef
     evaluatedOn: URIRef
-    derivedFrom: URIRef
     # provenance
     hasMention: URIRef
     mentionOf: URIRef
+    supports: URIRef
     spanText: URIRef
     startOffset: URIRef
     endOffset: URIRef
@@ -55,6 +70,7 @@ class KG(DefinedNamespace):
     # attributes
     url: URIRef
     docId: URIRef
+    venueName: URIRef
     year: URIRef
 
 

@@ -7,6 +7,7 @@ Turtle, N-Triples and JSON-LD.
 from __future__ import annotations
 
 import json
+import re
 
 import networkx as nx
 from rdflib import Graph, Literal, Namespace, URIRef
@@ -16,6 +17,7 @@ from .extract import PIPELINE_VERSION
 from .namespace import DEFAULT_BASE, KG
 
 SCHEMA = Namespace("https://schema.org/")
+_VENUE = re.compile(r"^(.*\S)\s+((?:19|20)\d{2})$")
 LPWC = Namespace("https://linkedpaperswithcode.com/")
 
 #: Prefixes bound in every serialization.
@@ -77,6 +79,11 @@ def to_rdf(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> Graph:
                 g.add((s, SKOS.altLabel, Literal(alias)))
             if t == "CodeRepository" and d.get("url"):
                 g.add((s, KG.url, URIRef(d["url"])))
+            if t == "Venue":
+                m = _VENUE.match(d["name"])
+                if m:
+                    g.add((s, KG.venueName, Literal(m.group(1))))
+                    g.add((s, KG.year, Literal(m.group(2), datatype=XSD.gYear)))
     for u, v, key, d in G.edges(keys=True, data=True):
         g.add((iri[u], PREDICATE[key], iri[v]))
         for m in d.get("mentions", []):
@@ -85,6 +92,7 @@ def to_rdf(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> Graph:
             g.add((mi, RDF.type, KG.Mention))
             g.add((mi, RDFS.label, Literal(m.text)))
             g.add((mi, KG.mentionOf, iri[v]))
+            g.add((mi, KG.supports, PREDICATE[key]))
             g.add((mi, KG.spanText, Literal(m.text)))
             g.add((mi, KG.startOffset, Literal(m.start, datatype=XSD.nonNegativeInteger)))
             g.add((mi, KG.endOffset, Literal(m.end, datatype=XSD.nonNegativeInteger)))

@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import io
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -19,12 +20,13 @@ sys.path.insert(0, str(ROOT))
 from kg.cli import main as kg_main  # noqa: E402
 
 
-def run(query: str, store: str, extra: list[str]) -> str:
+def run(argv: list[str], store: str) -> str:
+    """Output of one `kg query ...` command line (argv without "kg")."""
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        code = kg_main(["query", query, "--store", store, *extra])
+        code = kg_main([*argv, "--store", store])
     if code != 0:
-        raise SystemExit(f"query failed ({code}): {query}")
+        raise SystemExit(f"query failed ({code}): {argv}")
     return buf.getvalue()
 
 
@@ -37,12 +39,7 @@ def main() -> int:
 
     def replace(m: re.Match) -> str:
         first = m.group(1)
-        cmd = re.match(r"\$ kg query (?:--name (\S+)((?: --bind \S+)*)|'(.+)')$", first)
-        if cmd.group(3):
-            out = run(cmd.group(3), args.store, [])
-        else:
-            binds = cmd.group(2).split()
-            out = run("", args.store, ["--name", cmd.group(1), *binds])
+        out = run(shlex.split(first[2:])[1:], args.store)
         return f"```\n{first}\n{out}```"
 
     new = re.sub(r"```\n(\$ kg query [^\n]+)\n.*?```", replace, text, flags=re.S)

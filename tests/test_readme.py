@@ -1,4 +1,5 @@
 import re
+import shlex
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,14 +21,13 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert readme_commands()[1] in ci
 
 
-def readme_query_examples() -> list[tuple[str, str]]:
-    """(query, printed output) of every `$ kg query '...'` example in the README."""
+def readme_query_examples() -> list[tuple[list[str], str]]:
+    """(argv, printed output) of every `$ kg query ...` example in the README."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     out = []
     for block in re.findall(r"```\n(\$ kg query .+?)```", text, re.S):
         first, _, printed = block.partition("\n")
-        query = re.match(r"\$ kg query '(.+)'$", first).group(1)
-        out.append((query, printed))
+        out.append((shlex.split(first[2:])[1:], printed))
     return out
 
 
@@ -36,6 +36,13 @@ def test_readme_query_outputs_are_real(built, capsys):
 
     examples = readme_query_examples()
     assert len(examples) >= 3
-    for query, printed in examples:
-        assert main(["query", query, "--store", str(built)]) == 0
-        assert capsys.readouterr().out == printed, query
+    for argv, printed in examples:
+        assert main([*argv, "--store", str(built)]) == 0
+        assert capsys.readouterr().out == printed, argv
+
+
+def test_readme_shows_every_named_query():
+    from kg.named import list_named
+
+    shown = {argv[argv.index("--name") + 1] for argv, _ in readme_query_examples() if "--name" in argv}
+    assert shown == {q.name for q in list_named()}

@@ -112,7 +112,7 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
                 surface.append(m[2])
         names = sorted(canon[k] for k in uf.parent if k in canon and uf.find(k) == root)
         name = _canonical(surface, type_, role, names[0] if names and role != "proposed" else None)
-        aliases = tuple(s for s in surface if s != name)
+        aliases = tuple(s for s in surface if s.lower() != name.lower())
         mentions = tuple(mention(m[0], m[1], m[2], type_, role, m[5]) for m in members)
         entities.append(DocEntity(type=type_, name=name, aliases=aliases, role=role, mentions=mentions))
     entities.sort(key=lambda e: (_TYPE_ORDER.get(e.type, 9), e.mentions[0].start if e.mentions else 0))
@@ -129,12 +129,27 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     return Extraction(doc=doc_id, entities=tuple(entities), github=tuple(github), mentions=tuple(all_mentions))
 
 
+def task_case(name: str) -> str:
+    """Task names in lower case, acronyms kept: "Test-Time Adaptation" -> "test-time adaptation".
+
+    >>> task_case("Instruction Tuning for LLMs in 3D")
+    'instruction tuning for LLMs in 3D'
+    """
+    def word(w: str) -> str:
+        core = w.replace("-", "")
+        return w if sum(c.isupper() for c in core) > 1 or any(c.isdigit() for c in w) else w.lower()
+    return " ".join(word(w) for w in name.split())
+
+
 def _canonical(surface: list[str], type_: str, role: str, lexical: str | None = None) -> str:
     """The entity's name: the lexicon's canonical name when there is one, a
-    proposed method's short name (the paper's own acronym), else the longest form."""
+    proposed method's short name (the paper's own acronym), else the longest form.
+    Task names are lower case."""
     if lexical:
-        return lexical
-    if len(surface) == 1:
-        return surface[0]
-    by_len = sorted(surface, key=lambda s: (len(s), s))
-    return by_len[0] if role == "proposed" else by_len[-1]
+        name = lexical
+    elif len(surface) == 1:
+        name = surface[0]
+    else:
+        by_len = sorted(surface, key=lambda s: (len(s), s))
+        name = by_len[0] if role == "proposed" else by_len[-1]
+    return task_case(name) if type_ == "Task" else name

@@ -1,0 +1,354 @@
+"""``kg serve``: a read-only SPARQL 1.1 Protocol endpoint plus the HTML views.
+
+- ``/sparql``: GET ``?query=``, POST form (``query=``) or POST
+  ``application/sparql-query``. Results as SPARQL JSON (default), XML, CSV or
+  TSV; CONSTRUCT / DESCRIBE as Turtle (default) or N-Triples, by ``Accept`` or
+  ``?format=json|xml|csv|tsv|turtle|nt``. Updates (``update=``,
+  ``application/sparql-update``) get 403 and the store is opened read-only;
+  a malformed query gets 400; ``SERVICE`` (federated queries) gets 403.
+- Every query runs in a worker process with its own read-only Oxigraph
+  store; a query still running at the timeout (default 30 s) is stopped by
+  ending its worker (a new one takes its place) and answered with 503, so the
+  endpoint keeps serving. Results are capped (``--max-rows``).
+- ``/``: a query page; the output folder's HTML views and RDF files are
+  served by name (``/index.html``, ``/graph.html``, ``/graph.ttl`` ...), never a
+  path outside the folder. Pages carry a Content-Security-Policy.
+- Binds 127.0.0.1 unless told otherwise.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import queue
+import re
+import sys
+import threading
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_MAX_ROWS = 100_000
+MAX_BODY = 1 << 20
+STATIC_SUFFIXES = {".html": "text/html; charset=utf-8", ".ttl": "text/turtle; charset=utf-8",
+                   ".nt": "application/n-triples", ".jsonld": "application/ld+json",
+                   ".json": "application/json", ".jsonl": "application/x-ndjson"}
+GRAPH_MEDIA = {"turtle": "text/turtle; charset=utf-8", "nt": "application/n-triples"}
+_ACCEPT = [("application/sparql-results+json", "json"), ("application/json", "json"),
+           ("application/sparql-results+xml", "xml"), ("application/xml", "xml"), ("text/xml", "xml"),
+           ("text/csv", "csv"), ("text/tab-separated-values", "tsv"),
+           ("text/turtle", "turtle"), ("application/n-triples", "nt"), ("text/plain", "nt")]
+_SERVICE = re.compile(r"(?i)\bSERVICE\s+(?:SILENT\s+)?[<?$]")
+CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
+       "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+
+
+# ----------------------------------------------------------------------------- worker side
+
+def _worker(store_dir: str, conn) -> None:  # pragma: no cover - runs in a child process
+    import pyoxigraph as ox
+
+    from .namespace import QUERY_PREFIXES
+    from .sparql_results import MEDIA, serialize_boolean, serialize_solutions
+
+    store = ox.Store.read_only(store_dir)
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        if msg is None:
+            return
+        query, fmt, max_rows = msg
+        try:
+            res = store.query(query, prefixes=QUERY_PREFIXES)
+        except SyntaxError as exc:
+            conn.send((400, "text/plain; charset=utf-8", f"Malformed query: {exc}\n"))
+            continue
+        except Exception as exc:  # evaluation errors (e.g. an unsupported SERVICE)
+            conn.send((400, "text/plain; charset=utf-8", f"Query failed: {exc}\n"))
+            continue
+        try:
+            if isinstance(res, ox.QueryBoolean):
+                f = fmt if fmt in MEDIA else "json"
+                conn.send((200, MEDIA[f], serialize_boolean(bool(res), f)))
+            elif isinstance(res, ox.QueryTriples):
+                triples = []
+                for t in res:
+                    triples.append(t)
+                    if len(triples) > max_rows:
+                        break
+                if len(triples) > max_rows:
+                    conn.send((413, "text/plain; charset=utf-8",
+                               f"Result too large: more than {max_rows} triples; narrow the query.\n"))
+                    continue
+                g = "nt" if fmt == "nt" else "turtle"
+                body = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES if g == "nt" else ox.RdfFormat.TURTLE)
+                conn.send((200, GRAPH_MEDIA[g], body.decode("utf-8")))
+            else:
+                variables = [v.value for v in res.variables]
+                rows = []
+                for sol in res:
+                    rows.append([sol[v] for v in variables])
+                    if len(rows) > max_rows:
+                        break
+                if len(rows) > max_rows:
+                    conn.send((413, "text/plain; charset=utf-8",
+                               f"Result too large: more than {max_rows} rows; add a LIMIT.\n"))
+                    continue
+                f = fmt if fmt in MEDIA else "json"
+                conn.send((200, MEDIA[f], serialize_solutions(variables, rows, f)))
+        except Exception as exc:
+            conn.send((500, "text/plain; charset=utf-8", f"Query failed while reading results: {exc}\n"))
+
+
+@dataclass
+class _Worker:
+    process: mp.process.BaseProcess
+    conn: object
+
+
+class WorkerPool:
+    """Query workers, each a process with a read-only store; a stuck one is replaced."""
+
+    def __init__(self, store_dir: str | Path, size: int = 2):
+        self.store_dir = str(store_dir)
+        self.ctx = mp.get_context("spawn")
+        self.idle: queue.Queue[_Worker] = queue.Queue()
+        self._all: list[_Worker] = []
+        self._lock = threading.Lock()
+        for _ in range(max(1, size)):
+            self.idle.put(self._spawn())
+
+    def _spawn(self) -> _Worker:
+        parent, child = self.ctx.Pipe()
+        p = self.ctx.Process(target=_worker, args=(self.store_dir, child), daemon=True)
+        p.start()
+        child.close()
+        w = _Worker(p, parent)
+        with self._lock:
+            self._all.append(w)
+        return w
+
+    def _replace(self, w: _Worker) -> None:
+        w.process.kill()
+        w.process.join(5)
+        w.conn.close()
+        with self._lock:
+            if w in self._all:
+                self._all.remove(w)
+        self.idle.put(self._spawn())
+
+    def run(self, query: str, fmt: str, max_rows: int, timeout: float) -> tuple[int, str, str]:
+        try:
+            w = self.idle.get(timeout=timeout)
+        except queue.Empty:
+            return 503, "text/plain; charset=utf-8", "All query workers are busy; try again.\n"
+        try:
+            w.conn.send((query, fmt, max_rows))
+            if w.conn.poll(timeout):
+                result = w.conn.recv()
+                self.idle.put(w)
+                return result
+        except (EOFError, OSError, BrokenPipeError):
+            threading.Thread(target=self._replace, args=(w,), daemon=True).start()
+            return 500, "text/plain; charset=utf-8", "The query worker failed; try again.\n"
+        threading.Thread(target=self._replace, args=(w,), daemon=True).start()
+        return 503, "text/plain; charset=utf-8", f"Query stopped at the {timeout:g} s timeout.\n"
+
+    def close(self) -> None:
+        with self._lock:
+            workers = list(self._all)
+        for w in workers:
+            try:
+                w.conn.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+            w.process.join(1)
+            if w.process.is_alive():
+                w.process.kill()
+
+
+# ----------------------------------------------------------------------------- HTTP side
+
+def choose_format(accept: str, explicit: str | None) -> str:
+    """Results format from ``?format=`` or the Accept header (first listed match)."""
+    if explicit:
+        return {"ntriples": "nt", "n-triples": "nt", "ttl": "turtle"}.get(explicit.lower(), explicit.lower())
+    for part in (accept or "").split(","):
+        media = part.split(";")[0].strip().lower()
+        for m, fmt in _ACCEPT:
+            if media == m:
+                return fmt
+    return "json"
+
+
+QUERY_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{csp}">
+<title>abstract-kg SPARQL</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:1000px;margin:24px auto;padding:0 12px;color:#222}}
+textarea{{width:100%;height:180px;font-family:monospace}} table{{border-collapse:collapse;margin-top:12px}}
+td,th{{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}} #msg{{color:#a33}}</style></head>
+<body><h1>abstract-kg SPARQL endpoint</h1>
+<p>Read-only SPARQL 1.1 Protocol endpoint at <code>/sparql</code>. Views: {views}</p>
+<textarea id="q">PREFIX kg: &lt;https://w3id.org/abstract-kg/ontology#&gt;
+PREFIX skos: &lt;http://www.w3.org/2004/02/skos/core#&gt;
+SELECT ?task (COUNT(?p) AS ?papers) WHERE {{ ?p kg:addressesTask ?t . ?t skos:prefLabel ?task }}
+GROUP BY ?task ORDER BY DESC(?papers) LIMIT 10</textarea>
+<p><button id="run">Run</button> <span id="msg"></span></p><div id="out"></div>
+<script>
+document.getElementById("run").addEventListener("click", function () {{
+  var msg = document.getElementById("msg"), out = document.getElementById("out");
+  msg.textContent = "running…"; out.replaceChildren();
+  fetch("sparql", {{method: "POST", headers: {{"Content-Type": "application/sparql-query",
+        "Accept": "application/sparql-results+json"}}, body: document.getElementById("q").value}})
+  .then(function (r) {{ return r.text().then(function (t) {{ return [r, t]; }}); }})
+  .then(function (rt) {{
+    var r = rt[0], t = rt[1];
+    if (!r.ok) {{ msg.textContent = r.status + ": " + t; return; }}
+    var data = JSON.parse(t); msg.textContent = "";
+    if (data.boolean !== undefined) {{ out.textContent = String(data.boolean); return; }}
+    var table = document.createElement("table"), head = table.insertRow();
+    data.head.vars.forEach(function (v) {{ var th = document.createElement("th"); th.textContent = v; head.appendChild(th); }});
+    data.results.bindings.forEach(function (b) {{
+      var row = table.insertRow();
+      data.head.vars.forEach(function (v) {{ row.insertCell().textContent = b[v] ? b[v].value : ""; }});
+    }});
+    out.appendChild(table);
+  }}).catch(function (e) {{ msg.textContent = String(e); }});
+}});
+</script></body></html>
+"""
+
+
+class SparqlHandler(BaseHTTPRequestHandler):
+    server_version = "abstract-kg"
+    protocol_version = "HTTP/1.1"
+
+    # set on the subclass by make_server
+    pool: WorkerPool
+    outdir: Path
+    timeout_s: float
+    max_rows: int
+
+    def log_message(self, fmt, *args):  # quiet by default; errors still go to stderr
+        if getattr(self.server, "verbose", False):
+            super().log_message(fmt, *args)
+
+    def _send(self, status: int, ctype: str, body: str | bytes, extra: dict | None = None) -> None:
+        data = body.encode("utf-8") if isinstance(body, str) else body
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Access-Control-Allow-Origin", "*")
+        if ctype.startswith("text/html"):
+            self.send_header("Content-Security-Policy", CSP)
+            self.send_header("Referrer-Policy", "no-referrer")
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def _error(self, status: int, text: str) -> None:
+        self._send(status, "text/plain; charset=utf-8", text.rstrip("\n") + "\n")
+
+    # -- routing
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        params = parse_qs(url.query, keep_blank_values=True)
+        if url.path == "/sparql":
+            if "update" in params:
+                return self._error(403, "This endpoint is read-only: updates are refused.")
+            if "query" not in params:
+                return self._error(400, "Missing 'query' parameter.")
+            return self._query(params["query"][0], params)
+        if url.path in ("/", ""):
+            views = ", ".join(f'<a href="{p.name}">{p.name}</a>' for p in sorted(self.outdir.glob("*.html")))
+            return self._send(200, "text/html; charset=utf-8", QUERY_PAGE.format(csp=CSP, views=views or "none"))
+        return self._static(url.path)
+
+    def do_POST(self):
+        url = urlsplit(self.path)
+        if url.path != "/sparql":
+            return self._error(404, "Not found.")
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY:
+            return self._error(413, "Request body too large.")
+        body = self.rfile.read(length).decode("utf-8", errors="replace") if length else ""
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        params = parse_qs(url.query, keep_blank_values=True)
+        if ctype == "application/sparql-update":
+            return self._error(403, "This endpoint is read-only: updates are refused.")
+        if ctype == "application/x-www-form-urlencoded":
+            form = parse_qs(body, keep_blank_values=True)
+            if "update" in form:
+                return self._error(403, "This endpoint is read-only: updates are refused.")
+            if "query" not in form:
+                return self._error(400, "Missing 'query' parameter.")
+            params.update(form)
+            return self._query(form["query"][0], params)
+        if ctype == "application/sparql-query":
+            return self._query(body, params)
+        return self._error(415, "Use application/sparql-query or an application/x-www-form-urlencoded form.")
+
+    def _query(self, text: str, params: dict) -> None:
+        if params.get("default-graph-uri") or params.get("named-graph-uri"):
+            return self._error(400, "Dataset parameters are not supported: the store has one default graph.")
+        if _SERVICE.search(text):
+            return self._error(403, "Federated queries (SERVICE) are refused.")
+        fmt = choose_format(self.headers.get("Accept", ""), (params.get("format") or [None])[0])
+        status, ctype, body = self.pool.run(text, fmt, self.max_rows, self.timeout_s)
+        self._send(status, ctype, body)
+
+    def _static(self, path: str) -> None:
+        name = path.lstrip("/")
+        if not name or "/" in name or "\\" in name or name.startswith("."):
+            return self._error(404, "Not found.")
+        target = (self.outdir / name).resolve()
+        if target.parent != self.outdir or target.suffix not in STATIC_SUFFIXES or not target.is_file():
+            return self._error(404, "Not found.")
+        self._send(200, STATIC_SUFFIXES[target.suffix], target.read_bytes())
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def make_server(outdir: str | Path, host: str = "127.0.0.1", port: int = 8000, timeout: float = DEFAULT_TIMEOUT,
+                workers: int = 2, max_rows: int = DEFAULT_MAX_ROWS) -> tuple[_Server, WorkerPool]:
+    """A ready server (not yet serving) and its worker pool; call ``serve_forever``."""
+    from .store import store_path
+
+    outdir = Path(outdir).resolve()
+    store = store_path(outdir)
+    if not store.is_dir():
+        raise FileNotFoundError(f"{outdir}: no Oxigraph store (run `kg build` first)")
+    pool = WorkerPool(store, workers)
+    handler = type("Handler", (SparqlHandler,), {"pool": pool, "outdir": outdir if outdir.is_dir() else store.parent,
+                                                "timeout_s": timeout, "max_rows": max_rows})
+    try:
+        server = _Server((host, port), handler)
+    except OSError:
+        pool.close()
+        raise
+    return server, pool
+
+
+def serve(outdir, host="127.0.0.1", port=8000, timeout=DEFAULT_TIMEOUT, workers=2, max_rows=DEFAULT_MAX_ROWS):
+    server, pool = make_server(outdir, host, port, timeout, workers, max_rows)
+    h, p = server.server_address[:2]
+    print(f"SPARQL endpoint: http://{h}:{p}/sparql  (query page and views: http://{h}:{p}/)", file=sys.stderr)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+        pool.close()
+

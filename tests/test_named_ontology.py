@@ -1,0 +1,69 @@
+import owlrl
+import pytest
+from rdflib import Graph, URIRef
+from rdflib.namespace import OWL, RDF
+
+from kg import KnowledgeGraph
+from kg.cli import main
+from kg.named import get_named, list_named
+from kg.namespace import KG, ontology_dir
+from kg.rdf import to_rdf
+from kg.store import open_store, rows, run_query
+
+ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#ErrorMessage")
+
+
+def test_at_least_eight_named_queries_with_titles():
+    named = list_named()
+    assert len(named) >= 8
+    assert all(q.title and q.description for q in named)
+
+
+@pytest.mark.parametrize("name,bindings,check", [
+    ("methods-for-task", {"task": "semantic segmentation"}, lambda r: "TAROT" in {x["method"] for x in r}),
+    ("papers-using-dataset", {"dataset": "ImageNet-1k"}, lambda r: len(r) >= 2),
+    ("top-datasets", {}, lambda r: r[0]["papers"] >= r[-1]["papers"]),
+    ("top-tasks", {}, lambda r: r and r[0]["papers"] >= 2),
+    ("proposed-methods-with-code", {}, lambda r: {"TAROT", "FSL-Net"} <= {x["method"] for x in r}),
+    ("aliases", {"name": "RATE"}, lambda r: "Rewrite-based Attribute Treatment Estimator" in {x["alias"] for x in r}),
+    ("evidence", {"name": "ImageNet-1k"}, lambda r: all("ImageNet" in x["sentence"] for x in r) and r),
+    ("venue-statistics", {}, lambda r: sum(x["papers"] for x in r) == 68),
+    ("datasets-for-method", {"method": "LAuReL"}, lambda r: {"ImageNet-1k"} <= {x["dataset"] for x in r}),
+])
+def test_named_query_answers(built, name, bindings, check):
+    result = rows(run_query(open_store(built), get_named(name).text, bindings))
+    assert check(result), result
+
+
+def test_papers_sharing_tasks_binds_an_iri(built, sample_kg):
+    paper = next(p for p in sample_kg.papers() if "TAROT" in p.name)
+    iri = URIRef(sample_kg.base + paper.id)
+    result = rows(run_query(open_store(built), get_named("papers-sharing-tasks").text, {"paper": iri}))
+    assert result and all(r["paper"] == str(iri) and r["other"] != str(iri) for r in result)
+
+
+def test_cli_named_query_and_list(built, capsys):
+    assert main(["query", "--list"]) == 0
+    assert "methods-for-task" in capsys.readouterr().out
+    assert main(["query", "--name", "aliases", "--bind", "name=FSL-Net", "--store", str(built), "-f", "csv"]) == 0
+    assert "Feature Shift Localization Network" in capsys.readouterr().out
+    assert main(["query", "--name", "aliases", "--bind", "nope=1", "--store", str(built)]) == 2
+    assert main(["query", "--name", "no-such-query", "--store", str(built)]) == 2
+
+
+def test_owl_rl_closure_of_ontology_and_data_is_consistent(sample_kg):
+    small = KnowledgeGraph.from_records([
+        {"id": "a", "abstract": "We propose FooNet for image classification on CIFAR-10. Code: https://github.com/x/foonet",
+         "venue": "ICML 2025"}])
+    g = Graph().parse(ontology_dir() / "kg.ttl") + to_rdf(small.nx)
+    owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(g)
+    assert list(g.subjects(RDF.type, ERROR)) == []
+    assert list(g.subjects(RDF.type, OWL.Nothing)) == []
+    # the closure does reason: a proposed method is also a kg:hasMethod / LPWC hasMethod
+    assert any(g.triples((None, URIRef("https://linkedpaperswithcode.com/property/hasMethod"), None)))
+    # and it would see an inconsistency: a paper that is also a method
+    bad = Graph().parse(ontology_dir() / "kg.ttl")
+    bad.add((URIRef("urn:x"), RDF.type, KG.Paper))
+    bad.add((URIRef("urn:x"), RDF.type, KG.Method))
+    owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(bad)
+    assert list(bad.subjects(RDF.type, ERROR))

@@ -1,0 +1,130 @@
+"""The SPARQL endpoint over real HTTP on 127.0.0.1 (real worker processes, real store)."""
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+from SPARQLWrapper import CSV, JSON, TURTLE, XML, SPARQLWrapper
+from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException
+
+from kg.serve import make_server
+
+CARTESIAN = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+COUNT = "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a kg:Paper }"
+
+
+@pytest.fixture(scope="module")
+def endpoint(built):
+    server, pool = make_server(built, host="127.0.0.1", port=0, timeout=2.0, workers=2, max_rows=500)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    yield f"http://{host}:{port}"
+    server.shutdown()
+    server.server_close()
+    pool.close()
+
+
+def get(url, headers=None, data=None, method=None):
+    req = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.headers, r.read().decode("utf-8")
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read().decode("utf-8")
+
+
+def test_binds_loopback_only(endpoint):
+    assert endpoint.startswith("http://127.0.0.1:")
+
+
+def test_sparqlwrapper_select_in_every_format(endpoint):
+    sw = SPARQLWrapper(endpoint + "/sparql")
+    sw.setQuery("PREFIX kg: <https://w3id.org/abstract-kg/ontology#> " + COUNT)
+    sw.setReturnFormat(JSON)
+    res = sw.query().convert()
+    assert res["results"]["bindings"][0]["n"]["value"] == "68"
+    sw.setReturnFormat(XML)
+    assert "68" in sw.query().convert().toxml()
+    sw.setReturnFormat(CSV)
+    assert sw.query().convert().decode().splitlines()[-1] == "68"
+    sw.setMethod("POST")
+    sw.setReturnFormat(JSON)
+    assert sw.query().convert()["results"]["bindings"][0]["n"]["value"] == "68"
+
+
+def test_construct_as_turtle(endpoint):
+    sw = SPARQLWrapper(endpoint + "/sparql")
+    sw.setQuery("CONSTRUCT { ?v a kg:Venue } WHERE { ?v a kg:Venue }")
+    sw.setReturnFormat(TURTLE)
+    g = sw.query().convert()
+    assert b"venue/icml-2025" in g
+
+
+def test_plain_http_get_post_and_formats(endpoint):
+    q = urllib.parse.quote(COUNT)
+    status, headers, body = get(f"{endpoint}/sparql?query={q}", {"Accept": "text/tab-separated-values"})
+    assert status == 200 and headers["Content-Type"].startswith("text/tab-separated-values")
+    assert body.splitlines() == ["?n", '"68"^^<http://www.w3.org/2001/XMLSchema#integer>']
+    status, _, body = get(f"{endpoint}/sparql", {"Content-Type": "application/sparql-query",
+                                                  "Accept": "application/sparql-results+json"}, COUNT.encode())
+    assert status == 200 and json.loads(body)["results"]["bindings"][0]["n"]["value"] == "68"
+    form = urllib.parse.urlencode({"query": "ASK { ?p a kg:Paper }"}).encode()
+    status, _, body = get(f"{endpoint}/sparql", {"Content-Type": "application/x-www-form-urlencoded"}, form)
+    assert status == 200 and json.loads(body)["boolean"] is True
+
+
+def test_updates_are_refused_and_change_nothing(endpoint):
+    status, _, _ = get(f"{endpoint}/sparql", {"Content-Type": "application/sparql-update"}, b"DROP ALL")
+    assert status == 403
+    form = urllib.parse.urlencode({"update": "INSERT DATA { <urn:a> <urn:b> <urn:c> }"}).encode()
+    assert get(f"{endpoint}/sparql", {"Content-Type": "application/x-www-form-urlencoded"}, form)[0] == 403
+    # An update sent as a query is not a query: refused as malformed.
+    assert get(f"{endpoint}/sparql?query=" + urllib.parse.quote("DELETE WHERE { ?s ?p ?o }"))[0] == 400
+    sw = SPARQLWrapper(endpoint + "/sparql")
+    sw.setQuery(COUNT)
+    sw.setReturnFormat(JSON)
+    assert sw.query().convert()["results"]["bindings"][0]["n"]["value"] == "68"
+
+
+def test_malformed_query_is_400(endpoint):
+    sw = SPARQLWrapper(endpoint + "/sparql")
+    sw.setQuery("SELECT ?x WHERE { ?x ")
+    with pytest.raises(QueryBadFormed):
+        sw.query()
+
+
+def test_federated_queries_are_refused(endpoint):
+    q = "SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }"
+    assert get(f"{endpoint}/sparql?query=" + urllib.parse.quote(q))[0] == 403
+
+
+def test_timeout_stops_the_query_and_the_server_keeps_answering(endpoint):
+    t = time.monotonic()
+    status, _, body = get(f"{endpoint}/sparql?query=" + urllib.parse.quote(CARTESIAN))
+    assert status == 503 and "timeout" in body
+    assert time.monotonic() - t < 10
+    for _ in range(3):
+        status, _, body = get(f"{endpoint}/sparql?query=" + urllib.parse.quote(COUNT))
+        assert status == 200 and '"68"' in body
+
+
+def test_result_cap(endpoint):
+    status, _, body = get(f"{endpoint}/sparql?query=" + urllib.parse.quote("SELECT * WHERE { ?s ?p ?o }"))
+    assert status == 413 and "LIMIT" in body
+
+
+def test_query_page_views_and_no_path_traversal(endpoint):
+    status, headers, body = get(endpoint + "/")
+    assert status == 200 and "Content-Security-Policy" in headers and "/sparql" in body
+    assert get(endpoint + "/graph.html")[0] == 200
+    host, port = endpoint.split("//")[1].split(":")
+    for path in ("/../stats.json", "/%2e%2e/%2e%2e/etc/passwd", "/store/CURRENT", "/..%2fsecret"):
+        with socket.create_connection((host, int(port)), timeout=5) as s:
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+            reply = s.recv(200).decode("latin-1")
+        assert reply.startswith("HTTP/1.1 404"), (path, reply)
