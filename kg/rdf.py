@@ -14,17 +14,14 @@ from rdflib import Graph, Literal, Namespace, URIRef
 from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD
 
 from .extract import PIPELINE_VERSION
-from .namespace import DEFAULT_BASE, KG
+from .namespace import DEFAULT_BASE, KG, QUERY_PREFIXES
 
 SCHEMA = Namespace("https://schema.org/")
 _VENUE = re.compile(r"^(.*\S)\s+((?:19|20)\d{2})$")
 LPWC = Namespace("https://linkedpaperswithcode.com/")
 
-#: Prefixes bound in every serialization.
-PREFIXES = {
-    "kg": str(KG._NS), "res": None, "rdf": str(RDF), "rdfs": str(RDFS), "xsd": str(XSD), "owl": str(OWL),
-    "skos": str(SKOS), "dcterms": str(DCTERMS), "prov": str(PROV), "schema": str(SCHEMA),
-}
+#: Prefixes bound in every serialization (``res`` is bound to the base IRI).
+PREFIXES = {p: ns for p, ns in QUERY_PREFIXES.items() if p != "res"}
 CLASS = {"Paper": KG.Paper, "Method": KG.Method, "Task": KG.Task, "Dataset": KG.Dataset,
          "CodeRepository": KG.CodeRepository, "Venue": KG.Venue}
 PREDICATE = {"proposes": KG.proposes, "usesMethod": KG.usesMethod, "addressesTask": KG.addressesTask,
@@ -34,8 +31,8 @@ PREDICATE = {"proposes": KG.proposes, "usesMethod": KG.usesMethod, "addressesTas
 
 def new_graph(base: str = DEFAULT_BASE) -> Graph:
     g = Graph()
-    for prefix, ns in PREFIXES.items():
-        g.bind(prefix, base if ns is None else ns, override=True, replace=True)
+    for prefix, ns in {**PREFIXES, "res": base}.items():
+        g.bind(prefix, ns, override=True, replace=True)
     return g
 
 
@@ -128,9 +125,7 @@ def _ordered(g: Graph) -> Graph:
 
 def jsonld_context(base: str = DEFAULT_BASE) -> dict:
     """The JSON-LD context written beside ``graph.jsonld`` and embedded in it."""
-    ctx = {p: ns for p, ns in PREFIXES.items() if ns}
-    ctx["res"] = base
-    return ctx
+    return {**PREFIXES, "res": base}
 
 
 def to_jsonld(g: Graph, base: str = DEFAULT_BASE) -> str:

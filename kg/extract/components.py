@@ -34,6 +34,25 @@ for _name, _default in (("kg_github", None), ("kg_abbreviations", None), ("kg_ti
         Doc.set_extension(_name, default=_default)
 
 
+# --------------------------------------------------------------------------- base
+
+class MatchComponent:
+    """A component as spaCy's own: ``__call__`` is ``match`` then ``set_annotations``."""
+
+    def __init__(self, nlp: Language, name: str):
+        self.name = name
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations(doc, self.match(doc))
+        return doc
+
+    def match(self, doc: Doc):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def set_annotations(self, doc: Doc, found) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
 # --------------------------------------------------------------------------- tokens
 
 def sent_bounds(doc: Doc) -> tuple[list[int], list[int]]:
@@ -75,15 +94,8 @@ def token_norm(doc: Doc) -> Doc:
 
 # --------------------------------------------------------------------------- github
 
-class GithubFinder:
+class GithubFinder(MatchComponent):
     """Find GitHub repository URLs, also inside ``\\url{...}``; normalize them."""
-
-    def __init__(self, nlp: Language, name: str):
-        self.name = name
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations(doc, self.match(doc))
-        return doc
 
     def match(self, doc: Doc) -> list[tuple[int, int, str]]:
         return find_github(doc.text)
@@ -99,15 +111,8 @@ def make_github(nlp: Language, name: str) -> GithubFinder:
 
 # --------------------------------------------------------------------------- abbreviations
 
-class AbbreviationDetector:
+class AbbreviationDetector(MatchComponent):
     """Mark "long form (SHORT)" definitions (Schwartz & Hearst)."""
-
-    def __init__(self, nlp: Language, name: str):
-        self.name = name
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations(doc, self.match(doc))
-        return doc
 
     def match(self, doc: Doc) -> list[tuple[Span, Span]]:
         return find_abbreviations(doc)
@@ -165,15 +170,8 @@ def defined_shorts(doc: Doc) -> dict[str, str | None]:
     return cached
 
 
-class DefinedTerms:
+class DefinedTerms(MatchComponent):
     """Type abbreviation definitions ("Gated Spectral Unit (GSU)") by head noun and lexicon."""
-
-    def __init__(self, nlp: Language, name: str):
-        self.name = name
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations(doc, self.match(doc))
-        return doc
 
     def match(self, doc: Doc) -> list[Span]:
         out = []

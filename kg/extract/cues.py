@@ -20,7 +20,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import DATASET_HEADS, defined_shorts, sent_end, sent_start
+from .components import DATASET_HEADS, MatchComponent, defined_shorts, sent_end, sent_start
 from .lexicon import lookup
 from .proposals import GENERIC_ACRONYMS, is_name_like, is_title_word
 
@@ -50,16 +50,8 @@ def _ok_name(text: str) -> bool:
             and sum(c.isalpha() for c in text) >= 2)
 
 
-class ContextCues:
+class ContextCues(MatchComponent):
     """Find method and dataset names from the words around them."""
-
-    def __init__(self, nlp: Language, name: str, window: int):
-        self.name = name
-        self.window = window
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations(doc, self.match(doc))
-        return doc
 
     def match(self, doc: Doc) -> list[Span]:
         return self._datasets(doc) + self._methods(doc)
@@ -160,6 +152,6 @@ class ContextCues:
         doc.spans["kg_cues"] = filter_spans(spans)
 
 
-@Language.factory("kg_cues", default_config={"window": 12})
-def make_cues(nlp: Language, name: str, window: int) -> ContextCues:
-    return ContextCues(nlp, name, window)
+@Language.factory("kg_cues", default_config={})
+def make_cues(nlp: Language, name: str) -> ContextCues:
+    return ContextCues(nlp, name)

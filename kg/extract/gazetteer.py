@@ -17,7 +17,7 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import token_norm
+from .components import MatchComponent, token_norm
 from .lexicon import entries
 
 
@@ -30,11 +30,11 @@ def _case_sensitive(form: str, type_: str) -> bool:
     return (len(form.split()) == 1 and (caps or any(c.isdigit() for c in form))) or (type_ == "Dataset" and caps)
 
 
-class Gazetteer:
+class Gazetteer(MatchComponent):
     """Match gazetteer names; ``types`` limits the entry types used."""
 
     def __init__(self, nlp: Language, name: str, types: list[str]):
-        self.name = name
+        super().__init__(nlp, name)
         self.exact = PhraseMatcher(nlp.vocab, attr="ORTH")
         self.norm = PhraseMatcher(nlp.vocab, attr="NORM")
         exact: dict[str, list] = {}
@@ -58,10 +58,6 @@ class Gazetteer:
             self.exact.add(key, docs)
         for key, docs in norm.items():
             self.norm.add(key, docs)
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations(doc, self.match(doc))
-        return doc
 
     def match(self, doc: Doc) -> list[Span]:
         spans = []

@@ -20,7 +20,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import DATASET_HEADS, defined_shorts, defined_type, sent_start, sentences
+from .components import DATASET_HEADS, MatchComponent, defined_shorts, defined_type, sent_start, sentences
 from .lexicon import lookup
 
 #: Acronyms of fields and generic families: never a paper's own method name.
@@ -108,16 +108,12 @@ def _used_before(doc: Doc, span: Span) -> bool:
     return f" {span.text.lower()} " in " " + " ".join(before.replace("(", " ").replace(")", " ").split()) + " "
 
 
-class ProposalFinder:
+class ProposalFinder(MatchComponent):
     """Find the names a paper gives its own contribution (see the module docstring)."""
 
     def __init__(self, nlp: Language, name: str, window: int):
-        self.name = name
+        super().__init__(nlp, name)
         self.window = window
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations(doc, self.match(doc))
-        return doc
 
     def match(self, doc: Doc) -> list[Span]:
         found: list[Span] = []

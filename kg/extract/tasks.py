@@ -28,7 +28,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from ..text import compact_key, singular
-from .components import sent_end, sent_start
+from .components import MatchComponent, sent_end, sent_start
 from .lexicon import DESCRIPTIVE_SUFFIXES, STOP, lookup, task_heads
 
 FOLLOWERS = frozenset("task tasks problem problems benchmark benchmarks setting settings method methods "
@@ -87,15 +87,8 @@ def _nominal(verb: str) -> str | None:
     return None
 
 
-class TaskFinder:
+class TaskFinder(MatchComponent):
     """Find task names by their head noun and the words around them."""
-
-    def __init__(self, nlp: Language, name: str):
-        self.name = name
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations(doc, self.match(doc))
-        return doc
 
     def candidates(self, doc: Doc) -> list[tuple[Span, str]]:
         """(span, canonical name) of every noun-phrase and verb-phrase candidate."""
