@@ -39,6 +39,21 @@ class Node:
     papers: tuple[str, ...] = ()
 
 
+def resolve_name(G: nx.MultiDiGraph, name: str) -> str:
+    """The node id for an id, a canonical name or an alias (case-insensitive).
+
+    Entities win over papers; among several, the one with most links.
+    """
+    if name in G:
+        return name
+    low = name.strip().lower()
+    hits = [n for n, d in G.nodes(data=True)
+            if low == str(d.get("label", "")).lower() or low in (str(a).lower() for a in d.get("aliases", []))]
+    if not hits:
+        raise KeyError(f"no node named {name!r}")
+    return sorted(hits, key=lambda n: (G.nodes[n]["type"] == "Paper", -G.degree(n), n))[0]
+
+
 class KnowledgeGraph:
     """A built graph of papers and the methods, tasks, datasets and code they name."""
 
@@ -159,13 +174,7 @@ class KnowledgeGraph:
         return Path(path)
 
     def _resolve_name(self, name: str) -> str:
-        if name in self._G:
-            return name
-        low = name.lower()
-        for n, d in sorted(self._G.nodes(data=True)):
-            if low == str(d.get("label", "")).lower() or low in (a.lower() for a in d.get("aliases", [])):
-                return n
-        raise KeyError(f"no node named {name!r}")
+        return resolve_name(self._G, name)
 
     def _repr_html_(self) -> str:
         from html import escape

@@ -134,6 +134,26 @@ def cmd_validate(args) -> int:
     return EXIT_INVALID
 
 
+def cmd_viz(args) -> int:
+    from .export import write_html
+    from .graphio import graph_from_json
+    from .viz import build_view
+
+    path = Path(args.store) / "graph.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{args.store}: no graph.json here (run `kg build` first)")
+    G = graph_from_json(path.read_text(encoding="utf-8"))
+    focus = None
+    if args.focus:
+        from .api import resolve_name
+
+        focus = resolve_name(G, args.focus)
+    out = args.out or (f"focus-{focus.replace('/', '-')}.html" if focus else f"{args.view}.html")
+    write_html(build_view(G, view=args.view, focus=focus, depth=args.depth), out)
+    print(f"wrote {out}")
+    return EXIT_OK
+
+
 def cmd_serve(args) -> int:
     from .serve import serve
 
@@ -181,6 +201,14 @@ def make_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check a built graph against the SHACL shapes (exit 1 on violations)")
     v.add_argument("target", nargs="?", default="outputs", help="output folder or RDF file")
     v.set_defaults(func=cmd_validate)
+
+    vz = sub.add_parser("viz", help="write an HTML view: one around a node (--focus), or a whole view")
+    vz.add_argument("--focus", help="a node's name, alias or id: draw the nodes around it")
+    vz.add_argument("--depth", type=int, default=2, help="hops around the focus (default: 2)")
+    vz.add_argument("--view", default="overview", choices=["overview", "method-task", "dataset", "paper"])
+    vz.add_argument("--store", default="outputs", help="output folder of a build (default: outputs)")
+    vz.add_argument("--out", "-o", help="HTML file to write (default: focus-<id>.html or <view>.html)")
+    vz.set_defaults(func=cmd_viz)
 
     sv = sub.add_parser("serve", help="serve a read-only SPARQL endpoint and the HTML views")
     sv.add_argument("--store", default="outputs", help="output folder (default: outputs)")

@@ -22,7 +22,13 @@ from .model import Extraction
 from .namespace import DEFAULT_BASE
 from .rdf import jsonld_context, to_jsonld, to_ntriples, to_rdf, to_turtle
 from .store import STORE_DIR, write_store
+from .graphio import graph_to_json
+from .views import VIEWS
 from .viz import build_view, render_html
+
+#: The file of each view in an output folder.
+VIEW_FILES = {"overview": "graph.html", "method-task": "methods-tasks.html", "dataset": "datasets.html",
+              "paper": "papers.html"}
 
 GRAPH_FILES = ("graph.ttl", "graph.nt", "graph.jsonld")
 
@@ -83,8 +89,13 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         stats = graph_stats(G, n_records)
         stats["triples"] = nt.count("\n")
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        views = [("graph.html", "Overview", "every paper, method, task, dataset, repository and venue")]
-        (tmp / "graph.html").write_text(render_html(build_view(G, title="abstract-kg: overview")), encoding="utf-8")
+        (tmp / "graph.json").write_text(graph_to_json(G), encoding="utf-8")
+        views = []
+        for view, (name, what) in VIEWS.items():
+            fname = VIEW_FILES[view]
+            net = build_view(G, view=view)
+            (tmp / fname).write_text(render_html(net), encoding="utf-8")
+            views.append((fname, name, what, len(net.nodes), net.kg_note))
         (tmp / "index.html").write_text(_index_html(stats, views), encoding="utf-8")
         write_store(tmp / "graph.nt", tmp / STORE_DIR)
         _swap(tmp, outdir)

@@ -12,9 +12,14 @@ import json
 from importlib import resources
 from pathlib import Path
 
+import math
+
 import networkx as nx
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pyvis.network import Network
+
+from .layout import layout
+from .views import VIEWS, ego_graph, view_graph
 
 #: Colour and shape of each node type (also the legend).
 STYLE = {
@@ -28,11 +33,12 @@ STYLE = {
 EDGE_COLOR = {
     "proposes": "#e15759", "usesMethod": "#f1a3a5", "addressesTask": "#59a14f", "usesDataset": "#f28e2b",
     "hasCode": "#76b7b2", "publishedIn": "#c9b9ab", "appliedTo": "#8cd17d", "evaluatedOn": "#ffbe7d",
+    "usedFor": "#b6d7a8", "shares": "#9fb3c8",
 }
 #: Above this many nodes, positions come from networkx and physics is off.
 PHYSICS_LIMIT = 300
 #: Above this many nodes a view keeps the top nodes by degree and says so.
-NODE_BUDGET = 2000
+NODE_BUDGET = 5000
 
 
 def _safe_json(obj) -> str:
@@ -75,57 +81,72 @@ def _tooltip(G: nx.MultiDiGraph, n: str) -> str:
     return f"{d['type']}: {d.get('label', n)}" + (f"\nalso: {', '.join(aliases)}" if aliases else "")
 
 
-def ego_graph(G: nx.MultiDiGraph, focus: str, depth: int = 2) -> nx.MultiDiGraph:
-    """The nodes within ``depth`` hops of ``focus`` (edges in either direction)."""
-    return G.subgraph(nx.ego_graph(G.to_undirected(as_view=True), focus, radius=depth).nodes).copy()
+def _edge_title(key: str, d: dict) -> str:
+    shared = d.get("shared") or []
+    head = {"usedFor": "used for", "shares": "shares"}.get(key, key)
+    if shared:
+        more = f" (+{len(shared) - 12} more)" if len(shared) > 12 else ""
+        return f"{head}: " + "; ".join(shared[:12]) + more
+    return head
 
 
-def build_view(G: nx.MultiDiGraph, title: str = "abstract-kg", focus: str | None = None, depth: int = 2,
-               budget: int = NODE_BUDGET) -> Network:
-    """A pyvis ``Network`` of ``G`` (or of the ego graph of ``focus``).
+def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = None, depth: int = 2,
+               budget: int = NODE_BUDGET, title: str | None = None) -> Network:
+    """A pyvis ``Network`` of one view of ``G`` (see :mod:`kg.views`), or of the
+    ego graph of ``focus`` (``depth`` hops).
 
-    The network carries ``kg_title``, ``kg_cards`` (node cards keyed by id)
-    and ``kg_note`` (what was left out, if anything) for :func:`render_html`.
+    The network carries ``kg_title``, ``kg_cards`` (node cards from the full
+    graph, keyed by id), ``kg_venues`` and ``kg_note`` (what a node budget left
+    out) for :func:`render_html`.
 
     >>> G = nx.MultiDiGraph(); G.add_node("task/x", type="Task", label="x", aliases=[])
     >>> build_view(G).nodes[0]["label"]
     'x'
     """
-    if focus is not None:
-        G = ego_graph(G, focus, depth)
+    H = ego_graph(G, focus, depth) if focus is not None else view_graph(G, view)
     note = ""
-    if G.number_of_nodes() > budget:
-        keep = sorted(G.nodes, key=lambda n: (-G.degree(n), n))[:budget]
-        note = f"Showing the {budget} best-connected of {G.number_of_nodes()} nodes."
-        G = G.subgraph(keep).copy()
+    if H.number_of_nodes() > budget:
+        keep = sorted(H.nodes, key=lambda n: (-H.degree(n), n))[:budget]
+        if focus is not None and focus not in keep:
+            keep[-1] = focus
+        note = f"Showing the {budget:,} best-connected of {H.number_of_nodes():,} nodes."
+        H = H.subgraph(keep).copy()
     net = Network(height="100%", width="100%", directed=True, cdn_resources="in_line")
-    big = G.number_of_nodes() > PHYSICS_LIMIT
-    pos = nx.spring_layout(nx.Graph(G.to_undirected(as_view=True)), seed=7, k=None, iterations=50) if big else {}
-    for n in sorted(G.nodes):
-        d = G.nodes[n]
+    big = H.number_of_nodes() > PHYSICS_LIMIT
+    pos = layout(nx.Graph(H.to_undirected(as_view=True))) if big else {}
+    spread = 250 * max(1.0, H.number_of_nodes() ** 0.5)
+    for n in sorted(H.nodes):
+        d = H.nodes[n]
         color, shape = STYLE.get(d["type"], ("#bab0ac", "dot"))
-        deg = G.degree(n)
+        deg = H.degree(n)
         label = d.get("label", n)
-        opts = dict(title=_tooltip(G, n), size=10 + min(30, 3 * deg ** 0.5 * 2),
-                    kgtype=d["type"], kgnames=[label, *d.get("aliases", [])])
+        opts = dict(title=_tooltip(G, n), size=round(8 + min(32, 4 * deg ** 0.5), 1),
+                    kgtype=d["type"], kgnames=[label, *d.get("aliases", [])], kgvenue=d.get("venue") or "")
         if n == focus:
-            opts["borderWidth"] = 4
+            opts.update(borderWidth=4, size=40)
         if big:
-            opts.update(x=round(float(pos[n][0]) * 1500, 1), y=round(float(pos[n][1]) * 1500, 1), physics=False)
+            opts.update(x=round(pos[n][0] * spread, 1), y=round(pos[n][1] * spread, 1), physics=False)
         cut = 28 if d["type"] == "Paper" else 40
         net.add_node(n, label=label if len(label) <= cut else label[:cut - 1] + "…", color=color, shape=shape, **opts)
-    for u, v, key in sorted(G.edges(keys=True)):
-        net.add_edge(u, v, title=key, color=EDGE_COLOR.get(key, "#bbbbbb"), arrows="to", kgrel=key)
+    for u, v, key, d in sorted(H.edges(keys=True, data=True), key=lambda e: e[:3]):
+        width = round(1 + min(6, math.log2(1 + d.get("weight", 1))), 2)
+        net.add_edge(u, v, title=_edge_title(key, d), color=EDGE_COLOR.get(key, "#bbbbbb"), width=width,
+                     arrows="to" if key != "shares" else "", kgrel=key)
     net.set_options(json.dumps({
-        "physics": {"enabled": not big, "stabilization": {"iterations": 300},
+        "physics": {"enabled": not big, "stabilization": {"iterations": 250},
                     "barnesHut": {"gravitationalConstant": -6000, "springLength": 120}},
-        "interaction": {"hover": True, "tooltipDelay": 150, "navigationButtons": False},
-        "edges": {"smooth": False, "width": 1},
-        "nodes": {"font": {"size": 12}},
+        "interaction": {"hover": True, "tooltipDelay": 150, "hideEdgesOnDrag": big, "hideEdgesOnZoom": big},
+        "edges": {"smooth": False},
+        "nodes": {"font": {"size": 14}, "scaling": {"label": {"drawThreshold": 3}}},
+        "layout": {"improvedLayout": not big},
     }))
-    net.kg_title = title
+    label = VIEWS.get(view, ("View", ""))[0] if focus is None else f"around {G.nodes[focus].get('label', focus)}"
+    net.kg_title = title or f"abstract-kg: {label}"
     net.kg_note = note
-    net.kg_cards = {n: _card(G, n) for n in sorted(G.nodes)}
+    net.kg_cards = {n: _card(G, n) for n in sorted(H.nodes)}
+    net.kg_venues = sorted({d.get("venue") for _, d in H.nodes(data=True) if d.get("venue")})
+    net.kg_types = sorted({d["type"] for _, d in H.nodes(data=True)})
+    net.kg_focus = focus
     return net
 
 
@@ -148,5 +169,8 @@ def render_html(net: Network) -> str:
         edges_json=_safe_json(net.edges),
         options_json=_safe_json(options),
         cards_json=_safe_json(getattr(net, "kg_cards", {})),
-        legend=[(t, c, s) for t, (c, s) in STYLE.items()],
+        legend=[(t, c, s) for t, (c, s) in STYLE.items() if t in getattr(net, "kg_types", STYLE)],
+        edge_legend=sorted((k, c) for k, c in EDGE_COLOR.items() if k in {e.get("kgrel") for e in net.edges}),
+        focus_json=_safe_json(getattr(net, "kg_focus", None)),
+        venues=getattr(net, "kg_venues", []),
     )

@@ -1,0 +1,65 @@
+"""Force-directed layout (Fruchterman-Reingold) in numpy, for views too large
+for the browser's physics. Deterministic for a given seed; needs no scipy.
+
+>>> import networkx as nx
+>>> pos = layout(nx.path_graph(4))
+>>> sorted(pos) == [0, 1, 2, 3] and all(len(p) == 2 for p in pos.values())
+True
+"""
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+
+
+def layout(G: nx.Graph, iterations: int = 60, seed: int = 7, sample: int = 1000) -> dict:
+    """Positions in [-1, 1]^2 for every node of ``G`` (edges taken as undirected).
+
+    Above ``sample`` nodes, each iteration computes repulsion against a random
+    sample of ``sample`` nodes (scaled up), so a step costs O(n * sample)
+    instead of O(n^2).
+    """
+    nodes = list(G.nodes)
+    n = len(nodes)
+    if n == 0:
+        return {}
+    if n == 1:
+        return {nodes[0]: (0.0, 0.0)}
+    index = {v: i for i, v in enumerate(nodes)}
+    edges = np.array(sorted({(min(index[u], index[v]), max(index[u], index[v]))
+                             for u, v in G.edges() if u != v}), dtype=np.int64).reshape(-1, 2)
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.0, 1.0, n).astype(np.float32)
+    y = rng.uniform(-1.0, 1.0, n).astype(np.float32)
+    k2 = np.float32(4.0 / n)
+    k = np.sqrt(k2)
+    t = 0.2
+    cool = t / (iterations + 1)
+    for _ in range(iterations):
+        if n > sample:
+            pick = rng.choice(n, sample, replace=False)
+            sx, sy, scale = x[pick], y[pick], np.float32(n / sample)
+        else:
+            sx, sy, scale = x, y, np.float32(1.0)
+        dx = x[:, None] - sx[None, :]
+        dy = y[:, None] - sy[None, :]
+        inv = k2 / np.maximum(dx * dx + dy * dy, np.float32(1e-6))
+        fx = (dx * inv).sum(1) * scale
+        fy = (dy * inv).sum(1) * scale
+        if len(edges):
+            ex = x[edges[:, 0]] - x[edges[:, 1]]
+            ey = y[edges[:, 0]] - y[edges[:, 1]]
+            dist = np.maximum(np.sqrt(ex * ex + ey * ey), np.float32(1e-6)) / k
+            np.subtract.at(fx, edges[:, 0], ex * dist)
+            np.subtract.at(fy, edges[:, 0], ey * dist)
+            np.add.at(fx, edges[:, 1], ex * dist)
+            np.add.at(fy, edges[:, 1], ey * dist)
+        length = np.maximum(np.sqrt(fx * fx + fy * fy), np.float32(1e-9))
+        step = np.minimum(length, np.float32(t)) / length
+        x += fx * step
+        y += fy * step
+        t -= cool
+    x -= x.mean()
+    y -= y.mean()
+    scale = max(float(np.abs(x).max()), float(np.abs(y).max())) or 1.0
+    return {v: (round(float(x[i]) / scale, 4), round(float(y[i]) / scale, 4)) for i, v in enumerate(nodes)}
