@@ -39,6 +39,26 @@ class Node:
     papers: tuple[str, ...] = ()
 
 
+class HtmlView:
+    """A self-contained HTML page that Jupyter displays inline (``_repr_html_``)."""
+
+    def __init__(self, html: str, height: int = 640):
+        self.html = html
+        self.height = height
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        return (f'<iframe srcdoc="{escape(self.html, quote=True)}" sandbox="allow-scripts" '
+                f'style="width: 100%; height: {int(self.height)}px; border: 1px solid #ddd"></iframe>')
+
+    def save(self, path: str | Path) -> Path:
+        from .export import atomic_write
+
+        atomic_write(path, self.html)
+        return Path(path)
+
+
 def resolve_name(G: nx.MultiDiGraph, name: str) -> str:
     """The node id for an id, a canonical name or an alias (case-insensitive).
 
@@ -172,6 +192,13 @@ class KnowledgeGraph:
         node = self._resolve_name(focus) if focus else None
         write_html(build_view(self._G, focus=node, depth=depth), path)
         return Path(path)
+
+    def show(self, view: str = "overview", focus: str | None = None, depth: int = 2, height: int = 640) -> "HtmlView":
+        """An interactive view for a Jupyter notebook (displayed inline, in a sandboxed iframe)."""
+        from .viz import build_view, render_html
+
+        node = self._resolve_name(focus) if focus else None
+        return HtmlView(render_html(build_view(self._G, view=view, focus=node, depth=depth)), height)
 
     def _resolve_name(self, name: str) -> str:
         return resolve_name(self._G, name)

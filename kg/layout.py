@@ -12,12 +12,13 @@ import networkx as nx
 import numpy as np
 
 
-def layout(G: nx.Graph, iterations: int = 60, seed: int = 7, sample: int = 1000) -> dict:
+def layout(G: nx.Graph, iterations: int = 60, seed: int = 7, sample: int = 1000, gravity: float = 2.0) -> dict:
     """Positions in [-1, 1]^2 for every node of ``G`` (edges taken as undirected).
 
     Above ``sample`` nodes, each iteration computes repulsion against a random
     sample of ``sample`` nodes (scaled up), so a step costs O(n * sample)
-    instead of O(n^2).
+    instead of O(n^2). ``gravity`` pulls every node toward the centre, so that
+    small components and lone nodes stay near the rest instead of drifting off.
     """
     nodes = list(G.nodes)
     n = len(nodes)
@@ -54,6 +55,8 @@ def layout(G: nx.Graph, iterations: int = 60, seed: int = 7, sample: int = 1000)
             np.subtract.at(fy, edges[:, 0], ey * dist)
             np.add.at(fx, edges[:, 1], ex * dist)
             np.add.at(fy, edges[:, 1], ey * dist)
+        fx -= np.float32(gravity) * k * x * np.sqrt(x * x + y * y)
+        fy -= np.float32(gravity) * k * y * np.sqrt(x * x + y * y)
         length = np.maximum(np.sqrt(fx * fx + fy * fy), np.float32(1e-9))
         step = np.minimum(length, np.float32(t)) / length
         x += fx * step

@@ -113,7 +113,16 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
         H = H.subgraph(keep).copy()
     net = Network(height="100%", width="100%", directed=True, cdn_resources="in_line")
     big = H.number_of_nodes() > PHYSICS_LIMIT
-    pos = layout(nx.Graph(H.to_undirected(as_view=True))) if big else {}
+    pos = {}
+    if big:
+        # Venues link to every paper: leave them out of the forces, put each at its papers' centre.
+        core = nx.Graph(H.to_undirected(as_view=True))
+        venues = [n for n, d in H.nodes(data=True) if d["type"] == "Venue"]
+        core.remove_nodes_from(venues)
+        pos = layout(core)
+        for v in venues:
+            pts = [pos[u] for u in H.predecessors(v) if u in pos] or [(0.0, 0.0)]
+            pos[v] = (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
     spread = 250 * max(1.0, H.number_of_nodes() ** 0.5)
     for n in sorted(H.nodes):
         d = H.nodes[n]

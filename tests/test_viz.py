@@ -63,47 +63,126 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--disable-sync"]
 
 
-def open_page(pw, exe, url):
+@pytest.fixture(scope="module")
+def browser():
+    exe, pw = _chromium()
     p = pw.sync_playwright().start()
-    browser = p.chromium.launch(executable_path=exe, args=ARGS)
+    b = p.chromium.launch(executable_path=exe, args=ARGS)
+    yield b
+    b.close()
+    p.stop()
+
+
+def open_page(browser, url):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     log = {"requests": [], "errors": []}
     page.on("request", lambda r: log["requests"].append(r.url))
     page.on("pageerror", lambda e: log["errors"].append(str(e)))
     page.on("console", lambda m: log["errors"].append(m.text) if m.type == "error" else None)
+    page.on("dialog", lambda d: (log["errors"].append("dialog: " + d.message), d.dismiss()))
     page.route(re.compile(r"^(?!file:|data:|blob:).*"), lambda route: route.abort())
     page.goto(url)
-    page.wait_for_function("window.kgView !== undefined")
-    return p, browser, page, log
+    page.wait_for_selector("body[data-ready='1']", timeout=30000)
+    return page, log
 
 
-def test_overview_in_chromium(built):
-    exe, pw = _chromium()
-    p, browser, page, log = open_page(pw, exe, (built / "graph.html").as_uri())
+def node_point(page, node_id):
+    """Where a node is drawn on the page (DOM coordinates)."""
+    return page.evaluate("""id => {
+        const v = window.kgView, p = v.network.getPositions([id])[id], d = v.network.canvasToDOM(p);
+        const r = document.getElementById("graph").getBoundingClientRect();
+        return [r.left + d.x, r.top + d.y]; }""", node_id)
+
+
+def non_local(log):
+    return [u for u in log["requests"] if not u.startswith(("file:", "data:", "blob:"))]
+
+
+VIEW_FILES = ["graph.html", "methods-tasks.html", "datasets.html", "papers.html"]
+
+
+@pytest.mark.parametrize("fname", VIEW_FILES)
+def test_every_view_in_chromium(built, browser, fname):
+    from kg.graphio import graph_from_json
+    from kg.views import view_graph
+
+    view = {"graph.html": "overview", "methods-tasks.html": "method-task", "datasets.html": "dataset",
+            "papers.html": "paper"}[fname]
+    expected = view_graph(graph_from_json((built / "graph.json").read_text()), view).number_of_nodes()
+    page, log = open_page(browser, (built / fname).as_uri())
     try:
-        n = page.evaluate("window.kgView.nodes.length")
-        assert n == 150 or n > 100
-        assert page.evaluate("window.kgView.focusNode(window.kgView.find('tarot'))") is True
-        assert "TAROT" in page.inner_text("#card")
-        paper = page.evaluate("window.kgView.nodes.get({filter: n => n.kgtype === 'Paper'})[0].id")
-        page.evaluate(f"window.kgView.focusNode({paper!r})")
-        assert len(page.inner_text("#card .abstract")) > 200
-        assert [u for u in log["requests"] if not u.startswith(("file:", "data:", "blob:"))] == []
-        assert log["errors"] == []
+        assert page.evaluate("window.kgView.nodes.length") == expected
+        assert non_local(log) == [] and log["errors"] == []
     finally:
-        browser.close()
-        p.stop()
+        page.close()
 
 
-def test_hostile_abstract_runs_no_script_in_chromium(hostile_page):
-    exe, pw = _chromium()
+def test_search_focuses_a_node_and_clicking_a_paper_shows_its_abstract(built, browser):
+    page, log = open_page(browser, (built / "graph.html").as_uri())
+    try:
+        # search by an alias (the expansion of an acronym), as a user types it
+        page.fill("#search", "Feature Shift Localization Network")
+        page.press("#search", "Enter")
+        assert page.evaluate("window.kgView.network.getSelectedNodes()") == ["method/feature-shift-localization-network"]
+        assert "FSL-Net" in page.inner_text("#card h2")
+        # click the paper that proposes it, where it is drawn
+        paper = page.evaluate("""window.kgView.network.getConnectedNodes("method/feature-shift-localization-network")
+                                 .filter(n => n.startsWith("paper/"))[0]""")
+        page.evaluate("id => window.kgView.network.moveTo({scale: 1.5, position: window.kgView.network.getPosition(id), animation: false})", paper)
+        x, y = node_point(page, paper)
+        page.mouse.click(x, y)
+        assert "Feature shifts between data sources" in page.inner_text("#card .abstract")
+        assert page.locator("#card mark").count() >= 2  # the extracted names are highlighted
+        assert page.get_attribute("#card a", "href") == "https://github.com/AI-sandbox/FSL-Net"
+        # type filter hides papers; venue filter hides one venue's papers
+        page.uncheck("#legend input[data-type='Paper']")
+        assert page.evaluate("window.kgView.nodes.get({filter: n => n.kgtype === 'Paper' && !n.hidden}).length") == 0
+        page.check("#legend input[data-type='Paper']")
+        page.uncheck("#venues input[data-venue='ICLR 2025']")
+        shown = page.evaluate("window.kgView.nodes.get({filter: n => n.kgtype === 'Paper' && !n.hidden}).map(n => n.kgvenue)")
+        assert shown and set(shown) == {"ICML 2025"}
+        assert log["errors"] == [] and non_local(log) == []
+    finally:
+        page.close()
+
+
+def test_hostile_abstract_runs_no_script_in_chromium(hostile_page, browser):
     kg, path = hostile_page
-    p, browser, page, log = open_page(pw, exe, path.as_uri())
+    page, log = open_page(browser, path.as_uri())
     try:
         for node in page.evaluate("window.kgView.nodes.getIds()"):
-            page.evaluate(f"window.kgView.focusNode({node!r})")
+            page.evaluate("id => window.kgView.network.moveTo({position: window.kgView.network.getPosition(id), animation: false})", node)
+            x, y = node_point(page, node)
+            page.mouse.move(x, y)
+            page.mouse.click(x, y)
+            for link in page.locator("#card a, #card button").all():
+                href = link.get_attribute("href")
+                assert href is None or href.startswith("https://github.com/")
         assert page.evaluate("window.__pwned === undefined")
         assert page.locator("#card a[href^='javascript']").count() == 0
+        assert [e for e in log["errors"] if "dialog" in e] == []
+        assert non_local(log) == []
     finally:
-        browser.close()
-        p.stop()
+        page.close()
+
+
+def test_budget_keeps_the_best_connected_nodes_and_says_so(sample_kg):
+    net = build_view(sample_kg.nx, budget=40)
+    assert len(net.nodes) == 40
+    assert "Showing the 40 best-connected of" in render_html(net)
+    degrees = sorted((sample_kg.nx.degree(n) for n in sample_kg.nx), reverse=True)
+    assert min(sample_kg.nx.degree(n["id"]) for n in net.nodes) >= degrees[39]
+
+
+def test_notebook_display_is_a_sandboxed_iframe(sample_kg):
+    view = sample_kg.show(focus="TAROT")
+    html = view._repr_html_()
+    assert html.startswith("<iframe srcdoc=") and 'sandbox="allow-scripts"' in html
+    assert "<script>" not in html  # the page is escaped inside the attribute
+
+
+def test_ego_view_is_centred_on_the_focus(sample_kg):
+    net = build_view(sample_kg.nx, focus="method/tarot", depth=1)
+    ids = {n["id"] for n in net.nodes}
+    assert "method/tarot" in ids and all(sample_kg.nx.has_edge(i, "method/tarot") or
+                                         sample_kg.nx.has_edge("method/tarot", i) or i == "method/tarot" for i in ids)
