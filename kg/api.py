@@ -21,6 +21,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from . import algorithms as alg
 from .extract import extract_records
 from .graph import build_graph, nodes_of_type
 from .ingest import read_records, sample_paths
@@ -30,13 +31,24 @@ from .resolve import resolve
 
 @dataclass(frozen=True, slots=True)
 class Node:
-    """A read-only view of one graph node."""
+    """A read-only record of one graph node: its id, type, canonical name, aliases
+    and the ids it is linked to (a paper's entities; an entity's papers)."""
 
     id: str
     type: str
     name: str
     aliases: tuple[str, ...] = ()
     papers: tuple[str, ...] = ()
+    linked: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """A node with a score (papers, degree or relatedness) and what it shares."""
+
+    node: Node
+    score: float
+    shared: tuple[str, ...] = ()
 
 
 class HtmlView:
@@ -53,7 +65,7 @@ class HtmlView:
                 f'style="width: 100%; height: {int(self.height)}px; border: 1px solid #ddd"></iframe>')
 
     def save(self, path: str | Path) -> Path:
-        from .export import atomic_write
+        from .outputs import atomic_write
 
         atomic_write(path, self.html)
         return Path(path)
@@ -75,7 +87,14 @@ def resolve_name(G: nx.MultiDiGraph, name: str) -> str:
 
 
 class KnowledgeGraph:
-    """A built graph of papers and the methods, tasks, datasets and code they name."""
+    """A built graph of papers and the methods, tasks, datasets and code they name.
+
+    Examples
+    --------
+    >>> kg = KnowledgeGraph.from_records([{"id": "a", "abstract": "We propose ZetaNet for image classification."}])
+    >>> kg.get("ZetaNet").type
+    'Method'
+    """
 
     def __init__(self, G: nx.MultiDiGraph, records: list[Record] | None = None,
                  extractions: list[Extraction] | None = None, base: str = DEFAULT_BASE):
@@ -87,19 +106,67 @@ class KnowledgeGraph:
     # ------------------------------------------------------------------ building
     @classmethod
     def build(cls, sources: Iterable[str | Path | dict] | None = None, base: str = DEFAULT_BASE) -> "KnowledgeGraph":
-        """Build from files (seed .txt, .jsonl, .json, .csv) and/or record dicts.
+        """Build from files (seed .txt, .jsonl, .json, .csv, .tsv) and/or record dicts.
 
         With no sources, the bundled sample abstracts are used.
+
+        >>> len(KnowledgeGraph.build().papers())
+        68
         """
-        records = read_records(sample_paths() if sources is None else sources)
+        return cls._from(read_records(sample_paths() if sources is None else sources), base)
+
+    @classmethod
+    def _from(cls, records: list[Record], base: str) -> "KnowledgeGraph":
         extractions = list(extract_records(records))
-        G = build_graph(resolve(records, extractions))
-        return cls(G, records, extractions, base)
+        return cls(build_graph(resolve(records, extractions)), records, extractions, base)
 
     @classmethod
     def from_records(cls, records: Iterable[dict], base: str = DEFAULT_BASE) -> "KnowledgeGraph":
-        """Build from record dicts with at least ``abstract``."""
+        """Build from record dicts with at least ``abstract`` (``id``, ``title``, ``venue`` ... optional).
+
+        >>> KnowledgeGraph.from_records([{"abstract": "We study image classification."}]).tasks()[0].name
+        'image classification'
+        """
         return cls.build(list(records), base=base)
+
+    def add(self, sources: Iterable[str | Path | dict]) -> "KnowledgeGraph":
+        """A new graph with more records (files or dicts); names one paper defines are
+        found in the others across old and new records.
+
+        >>> kg = KnowledgeGraph.from_records([{"id": "a", "abstract": "We propose the Gated Spectral Unit (GSU)."}])
+        >>> kg2 = kg.add([{"id": "b", "abstract": "We compare with GSU."}])
+        >>> len(kg2.papers_for("GSU"))
+        2
+        """
+        return self._from(self.records + read_records(sources), self.base)
+
+    # ------------------------------------------------------------------ saving
+    def save(self, outdir: str | Path) -> dict:
+        """Write every output (RDF, store, HTML views, graph.json, records, stats) to ``outdir``."""
+        from .outputs import write_outputs
+
+        return write_outputs(self._G, self.extractions, outdir, base=self.base,
+                             n_records=len(self.records) or None, records=self.records)
+
+    @classmethod
+    def load(cls, outdir: str | Path) -> "KnowledgeGraph":
+        """Read a graph written by :meth:`save` or ``kg build`` (round trip exact)."""
+        from .graphio import graph_from_json, records_from_jsonl
+        from .model import Extraction as _Ex  # noqa: F401
+
+        outdir = Path(outdir)
+        path = outdir / "graph.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"{outdir}: no graph.json here (save or build first)")
+        G = graph_from_json(path.read_text(encoding="utf-8"))
+        records = records_from_jsonl(outdir / "records.jsonl") if (outdir / "records.jsonl").is_file() else []
+        base = DEFAULT_BASE
+        ctx = outdir / "context.jsonld"
+        if ctx.is_file():
+            import json
+
+            base = json.loads(ctx.read_text(encoding="utf-8"))["@context"].get("res", DEFAULT_BASE)
+        return cls(G, records, [], base)
 
     # ------------------------------------------------------------------ access
     @property
@@ -114,22 +181,28 @@ class KnowledgeGraph:
 
         return to_rdf(self._G, base=self.base)
 
-    def _nodes(self, type_: str) -> list[Node]:
+    def node(self, node_id: str) -> Node:
+        """The record of one node by id."""
         G = self._G
-        out = []
-        for n in nodes_of_type(G, type_):
-            d = G.nodes[n]
-            if type_ == "Paper":
-                linked = tuple(sorted(v for _, v in G.out_edges(n)))
-            else:
-                linked = tuple(sorted({u for u, _ in G.in_edges(n) if G.nodes[u]["type"] == "Paper"}))
-            out.append(Node(id=n, type=type_, name=d.get("label", n), aliases=tuple(d.get("aliases", ())), papers=linked))
-        return out
+        d = G.nodes[node_id]
+        if d["type"] == "Paper":
+            linked = tuple(sorted({v for _, v in G.out_edges(node_id)}))
+            papers: tuple[str, ...] = ()
+        else:
+            linked = tuple(sorted({u for u, _ in G.in_edges(node_id)} | {v for _, v in G.out_edges(node_id)}))
+            papers = tuple(alg.papers_for(G, node_id))
+        return Node(id=node_id, type=d["type"], name=d.get("label", node_id),
+                    aliases=tuple(d.get("aliases", ()) or ()), papers=papers, linked=linked)
+
+    def _nodes(self, type_: str) -> list[Node]:
+        return [self.node(n) for n in nodes_of_type(self._G, type_)]
 
     def papers(self) -> list[Node]:
+        """Every paper, sorted by id."""
         return self._nodes("Paper")
 
     def methods(self) -> list[Node]:
+        """Every method (proposed or used), sorted by id."""
         return self._nodes("Method")
 
     def tasks(self) -> list[Node]:
@@ -140,6 +213,54 @@ class KnowledgeGraph:
 
     def repositories(self) -> list[Node]:
         return self._nodes("CodeRepository")
+
+    def get(self, name_or_alias: str) -> Node:
+        """The node with this id, canonical name or alias (case-insensitive); KeyError if none.
+
+        >>> KnowledgeGraph.build().get("Feature Shift Localization Network").name
+        'FSL-Net'
+        """
+        return self.node(self._resolve_name(name_or_alias))
+
+    def papers_for(self, entity: str) -> list[Node]:
+        """Papers linked to an entity (by name, alias or id).
+
+        >>> len(KnowledgeGraph.build().papers_for("data attribution")) >= 3
+        True
+        """
+        return [self.node(p) for p in alg.papers_for(self._G, self._resolve_name(entity))]
+
+    def methods_for_task(self, task: str) -> list[Ranked]:
+        """Methods proposed or used by papers on a task, by number of papers."""
+        return [Ranked(self.node(m), n) for m, n in alg.methods_for_task(self._G, self._resolve_name(task))]
+
+    def datasets_for(self, method: str) -> list[Ranked]:
+        """Datasets used by the papers that propose or use a method, by number of papers."""
+        return [Ranked(self.node(d), n) for d, n in alg.datasets_for(self._G, self._resolve_name(method))]
+
+    def related_papers(self, paper: str, k: int = 10) -> list[Ranked]:
+        """Papers sharing entities with a paper, ranked by the rarity-weighted count of
+        shared methods, tasks and datasets (``shared`` names them)."""
+        G = self._G
+        return [Ranked(self.node(o), score, tuple(G.nodes[e].get("label", e) for e in shared))
+                for o, score, shared in alg.related_papers(G, self._resolve_name(paper), k)]
+
+    def top(self, kind: str, by: str = "papers", n: int = 20) -> list[Ranked]:
+        """The top ``n`` methods / tasks / datasets / repositories / venues / papers.
+
+        >>> KnowledgeGraph.build().top("task", n=1)[0].node.type
+        'Task'
+        """
+        return [Ranked(self.node(v), s) for v, s in alg.top(self._G, kind, by, n)]
+
+    def shortest_path(self, a: str, b: str) -> list[Node]:
+        """The shortest chain of nodes between two names (edges either way); [] if none."""
+        return [self.node(n) for n in alg.shortest_path(self._G, self._resolve_name(a), self._resolve_name(b))]
+
+    def subgraph(self, entities: Iterable[str], depth: int = 1) -> "KnowledgeGraph":
+        """A graph of the nodes within ``depth`` hops of the given names."""
+        ids = [self._resolve_name(e) for e in entities]
+        return KnowledgeGraph(alg.subgraph(self._G, ids, depth), base=self.base)
 
     # ------------------------------------------------------------------ SPARQL
     @cached_property
@@ -153,12 +274,15 @@ class KnowledgeGraph:
         return store
 
     def query(self, sparql: str, **bindings) -> list[dict] | bool | list[tuple]:
-        """Run SPARQL on the graph; ``bindings`` set variables (values or rdflib terms).
+        """Run SPARQL on the graph; ``bindings`` set variables (Python values or rdflib terms).
 
         SELECT gives a list of {variable: Python value} rows, ASK a bool,
         CONSTRUCT / DESCRIBE a list of (s, p, o) string triples. The prefixes
-        ``kg``, ``res``, ``rdf``, ``rdfs``, ``skos``, ``dcterms``, ``prov``,
-        ``schema`` and ``xsd`` are predeclared.
+        ``kg``, ``res``, ``rdf``, ``rdfs``, ``owl``, ``skos``, ``dcterms``, ``prov``,
+        ``schema`` and ``xsd`` are predeclared. A bound variable must be selected.
+
+        >>> KnowledgeGraph.build().query("SELECT ?n ?e WHERE { ?e skos:prefLabel ?n }", n="TAROT")[0]["e"]
+        'https://w3id.org/abstract-kg/resource/method/tarot'
         """
         import pyoxigraph as ox
 
@@ -177,20 +301,28 @@ class KnowledgeGraph:
             return [tuple(python_value(x) for x in (t.subject, t.predicate, t.object)) for t in res]
         return rows(res)
 
-    # ------------------------------------------------------------------ outputs
-    def save(self, outdir: str | Path) -> dict:
-        """Write every output (RDF, store, HTML, extractions, stats) to ``outdir``."""
-        from .export import write_outputs
+    def query_df(self, sparql: str, **bindings):
+        """SELECT results as a pandas DataFrame (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("query_df needs pandas: pip install pandas") from None
+        return pd.DataFrame(self.query(sparql, **bindings))
 
-        return write_outputs(self._G, self.extractions, outdir, base=self.base, n_records=len(self.records) or None)
+    # ------------------------------------------------------------------ exports and views
+    def export(self, fmt: str, out: str | Path) -> list[Path]:
+        """Write the graph as ``graphml``, ``gexf``, ``node-link``, ``cytoscape`` or ``neo4j`` (a folder)."""
+        from .exports import export
 
-    def to_html(self, path: str | Path, focus: str | None = None, depth: int = 2) -> Path:
+        return export(self._G, fmt, out)
+
+    def to_html(self, path: str | Path, focus: str | None = None, depth: int = 2, view: str = "overview") -> Path:
         """Write an interactive view (of the whole graph, or around ``focus``)."""
-        from .export import write_html
+        from .outputs import write_html
         from .viz import build_view
 
         node = self._resolve_name(focus) if focus else None
-        write_html(build_view(self._G, focus=node, depth=depth), path)
+        write_html(build_view(self._G, view=view, focus=node, depth=depth), path)
         return Path(path)
 
     def show(self, view: str = "overview", focus: str | None = None, depth: int = 2, height: int = 640) -> "HtmlView":

@@ -26,7 +26,7 @@ def _inputs(paths: list[str]):
 
 
 def cmd_build(args) -> int:
-    from .export import write_outputs
+    from .outputs import write_outputs
     from .extract import extract_records
     from .graph import build_graph
     from .ingest import read_records
@@ -43,7 +43,7 @@ def cmd_build(args) -> int:
     G = build_graph(resolve(records, extractions))
     _log(args, f"resolve  {G.number_of_nodes()} nodes, {G.number_of_edges()} edges  {time.perf_counter() - t:.2f}s")
     t = time.perf_counter()
-    stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records))
+    stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records), records=records)
     _log(args, f"write    {args.out}/ ({stats['triples']} triples)  {time.perf_counter() - t:.2f}s")
     counts = ", ".join(f"{n} {t}" for t, n in stats["nodes"].items())
     print(f"built {args.out}: {counts}; total {time.perf_counter() - t0:.2f}s")
@@ -51,7 +51,7 @@ def cmd_build(args) -> int:
 
 
 def cmd_extract(args) -> int:
-    from .export import atomic_write, extractions_jsonl
+    from .outputs import atomic_write, extractions_jsonl
     from .extract import extract_records
     from .ingest import read_records
 
@@ -135,7 +135,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_viz(args) -> int:
-    from .export import write_html
+    from .outputs import write_html
     from .graphio import graph_from_json
     from .viz import build_view
 
@@ -151,6 +151,21 @@ def cmd_viz(args) -> int:
     out = args.out or (f"focus-{focus.replace('/', '-')}.html" if focus else f"{args.view}.html")
     write_html(build_view(G, view=args.view, focus=focus, depth=args.depth), out)
     print(f"wrote {out}")
+    return EXIT_OK
+
+
+def cmd_export(args) -> int:
+    from .exports import export
+    from .graphio import graph_from_json
+
+    path = Path(args.store) / "graph.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{args.store}: no graph.json here (run `kg build` first)")
+    default = {"graphml": "graph.graphml", "gexf": "graph.gexf", "node-link": "graph.node-link.json",
+               "cytoscape": "graph.cytoscape.json", "neo4j": "neo4j"}[args.format]
+    files = export(graph_from_json(path.read_text(encoding="utf-8")), args.format, args.out or default)
+    for f in files:
+        print(f"wrote {f}")
     return EXIT_OK
 
 
@@ -209,6 +224,12 @@ def make_parser() -> argparse.ArgumentParser:
     vz.add_argument("--store", default="outputs", help="output folder of a build (default: outputs)")
     vz.add_argument("--out", "-o", help="HTML file to write (default: focus-<id>.html or <view>.html)")
     vz.set_defaults(func=cmd_viz)
+
+    ex = sub.add_parser("export", help="export the graph for Gephi, Cytoscape, Neo4j or networkx")
+    ex.add_argument("--format", "-f", required=True, choices=["graphml", "gexf", "node-link", "cytoscape", "neo4j"])
+    ex.add_argument("--store", default="outputs", help="output folder of a build (default: outputs)")
+    ex.add_argument("--out", "-o", help="file to write (a folder for neo4j)")
+    ex.set_defaults(func=cmd_export)
 
     sv = sub.add_parser("serve", help="serve a read-only SPARQL endpoint and the HTML views")
     sv.add_argument("--store", default="outputs", help="output folder (default: outputs)")

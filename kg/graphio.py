@@ -52,3 +52,20 @@ def graph_from_json(text: str) -> nx.MultiDiGraph:
             attrs["mentions"] = [Mention(**m) for m in attrs["mentions"]]
         G.add_edge(u, v, key=k, **attrs)
     return G
+
+
+def records_to_jsonl(records) -> str:
+    """The input records, one JSON object a line (``records.jsonl`` of a build)."""
+    return "".join(json.dumps(dataclasses.asdict(r), ensure_ascii=False, sort_keys=True) + "\n" for r in records)
+
+
+def records_from_jsonl(path) -> list:
+    from .model import Record
+
+    out = []
+    for line in open(path, encoding="utf-8"):
+        if line.strip():
+            d = json.loads(line)
+            d["code"] = tuple(d.get("code") or ())
+            out.append(Record(**d))
+    return out

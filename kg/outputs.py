@@ -22,7 +22,7 @@ from .model import Extraction
 from .namespace import DEFAULT_BASE
 from .rdf import jsonld_context, to_jsonld, to_ntriples, to_rdf, to_turtle
 from .store import STORE_DIR, write_store
-from .graphio import graph_to_json
+from .graphio import graph_to_json, records_to_jsonl
 from .views import VIEWS
 from .viz import build_view, render_html
 
@@ -69,7 +69,7 @@ def _index_html(stats: dict, views: list[tuple[str, str, str]]) -> str:
 
 
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
-                  base: str = DEFAULT_BASE, n_records: int | None = None) -> dict:
+                  base: str = DEFAULT_BASE, n_records: int | None = None, records=None) -> dict:
     """Write every output of a build into ``outdir`` (replaced atomically). Returns the stats."""
     outdir = Path(outdir).resolve()
     outdir.parent.mkdir(parents=True, exist_ok=True)
@@ -90,6 +90,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         stats["triples"] = nt.count("\n")
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (tmp / "graph.json").write_text(graph_to_json(G), encoding="utf-8")
+        if records:
+            (tmp / "records.jsonl").write_text(records_to_jsonl(records), encoding="utf-8")
         views = []
         for view, (name, what) in VIEWS.items():
             fname = VIEW_FILES[view]

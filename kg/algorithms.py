@@ -1,0 +1,114 @@
+"""Graph helpers, networkx-style: the typed graph ``G`` in, plain data out.
+
+Node ids are the resource paths of :mod:`kg.graph` (``paper/…``,
+``method/…``, ``task/…``, ``dataset/…``, ``repository/…``, ``venue/…``).
+
+>>> import networkx as nx
+>>> G = nx.MultiDiGraph()
+>>> for n, t in [("paper/a", "Paper"), ("paper/b", "Paper"), ("method/m", "Method"), ("task/t", "Task")]:
+...     G.add_node(n, type=t, label=n)
+>>> for p in ("paper/a", "paper/b"):
+...     _ = G.add_edge(p, "task/t", key="addressesTask")
+>>> _ = G.add_edge("paper/a", "method/m", key="proposes")
+>>> papers_for(G, "task/t")
+['paper/a', 'paper/b']
+>>> methods_for_task(G, "task/t")
+[('method/m', 1)]
+>>> related_papers(G, "paper/b")
+[('paper/a', 0.6309, ['task/t'])]
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import networkx as nx
+
+ENTITY_RELATIONS = ("proposes", "usesMethod", "addressesTask", "usesDataset", "hasCode")
+KIND_TYPE = {"paper": "Paper", "method": "Method", "task": "Task", "dataset": "Dataset",
+             "repository": "CodeRepository", "venue": "Venue"}
+
+
+def node_type(G: nx.MultiDiGraph, n: str) -> str:
+    return G.nodes[n]["type"]
+
+
+def papers_for(G: nx.MultiDiGraph, entity: str) -> list[str]:
+    """Papers linked to an entity by any relation (proposes, uses, addresses, code, venue), sorted."""
+    return sorted({u for u, _ in G.in_edges(entity) if node_type(G, u) == "Paper"})
+
+
+def entities_of(G: nx.MultiDiGraph, paper: str, types: tuple[str, ...] = ("Method", "Task", "Dataset")) -> list[str]:
+    """The entities a paper is linked to, of the given types, sorted."""
+    return sorted({v for _, v, k in G.out_edges(paper, keys=True) if k in ENTITY_RELATIONS and node_type(G, v) in types})
+
+
+def methods_for_task(G: nx.MultiDiGraph, task: str) -> list[tuple[str, int]]:
+    """Methods proposed or used by papers on a task: (method, number of papers), most first."""
+    counts: Counter = Counter()
+    for p in papers_for(G, task):
+        for _, v, k in G.out_edges(p, keys=True):
+            if k in ("proposes", "usesMethod"):
+                counts[v] += 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def datasets_for(G: nx.MultiDiGraph, method: str) -> list[tuple[str, int]]:
+    """Datasets used by the papers that propose or use a method: (dataset, papers), most first."""
+    counts: Counter = Counter()
+    for p in papers_for(G, method):
+        for _, v, k in G.out_edges(p, keys=True):
+            if k == "usesDataset":
+                counts[v] += 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def rarity(G: nx.MultiDiGraph, entity: str) -> float:
+    """Weight of sharing an entity: 1 / log2(1 + papers naming it) (rare ones weigh more)."""
+    return 1.0 / math.log2(1 + max(1, len(papers_for(G, entity))))
+
+
+def related_papers(G: nx.MultiDiGraph, paper: str, k: int = 10) -> list[tuple[str, float, list[str]]]:
+    """Papers sharing methods, tasks or datasets with ``paper``, ranked by the summed
+    rarity of what they share: (paper, score, shared entities)."""
+    shared: dict[str, list[str]] = {}
+    for e in entities_of(G, paper):
+        for other in papers_for(G, e):
+            if other != paper:
+                shared.setdefault(other, []).append(e)
+    ranked = [(o, round(sum(rarity(G, e) for e in es), 4), sorted(es)) for o, es in shared.items()]
+    return sorted(ranked, key=lambda r: (-r[1], r[0]))[:k]
+
+
+def top(G: nx.MultiDiGraph, kind: str, by: str = "papers", n: int = 20) -> list[tuple[str, int]]:
+    """The ``n`` nodes of a kind ("method", "task", "dataset", "repository", "venue",
+    "paper") with the most papers (``by="papers"``) or the highest degree (``by="degree"``)."""
+    type_ = KIND_TYPE.get(kind.lower().rstrip("s"), kind)
+    nodes = [v for v, d in G.nodes(data=True) if d.get("type") == type_]
+    if by == "papers" and type_ == "Paper":
+        by = "degree"
+    if by == "papers":
+        scores = [(v, len(papers_for(G, v))) for v in nodes]
+    elif by == "degree":
+        scores = [(v, G.degree(v)) for v in nodes]
+    else:
+        raise ValueError(f"by must be 'papers' or 'degree', not {by!r}")
+    return sorted(scores, key=lambda s: (-s[1], s[0]))[:n]
+
+
+def shortest_path(G: nx.MultiDiGraph, a: str, b: str) -> list[str]:
+    """The shortest chain of nodes linking ``a`` and ``b`` (edges in either direction),
+    or [] when they are not connected."""
+    try:
+        return nx.shortest_path(G.to_undirected(as_view=True), a, b)
+    except nx.NetworkXNoPath:
+        return []
+
+
+def subgraph(G: nx.MultiDiGraph, nodes: list[str], depth: int = 1) -> nx.MultiDiGraph:
+    """The nodes within ``depth`` hops of any of ``nodes``, with their edges (a copy)."""
+    U = G.to_undirected(as_view=True)
+    keep: set[str] = set()
+    for n in nodes:
+        keep |= set(nx.ego_graph(U, n, radius=depth).nodes)
+    return G.subgraph(keep).copy()

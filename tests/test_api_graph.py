@@ -1,0 +1,104 @@
+"""The Python API against the sample graph, and every export loaded back."""
+import csv
+import json
+
+import networkx as nx
+import pytest
+
+from kg import KnowledgeGraph
+from kg.cli import main
+
+
+def test_counts_and_records(sample_kg):
+    assert len(sample_kg.papers()) == 68
+    assert len(sample_kg.repositories()) == 7
+    m = sample_kg.get("FSL-Net")
+    assert m.type == "Method" and "Feature Shift Localization Network" in m.aliases
+    assert sample_kg.get("feature shift localization network") == m  # aliases, any case
+    with pytest.raises(KeyError):
+        sample_kg.get("no such thing")
+
+
+def test_papers_for_and_related_papers(sample_kg):
+    papers = sample_kg.papers_for("data attribution")
+    assert len(papers) >= 3 and all(p.type == "Paper" for p in papers)
+    related = sample_kg.related_papers(papers[0].id, k=5)
+    assert related
+    mine = set(sample_kg.node(papers[0].id).linked)
+    for r in related:
+        assert set(r.node.linked) & mine  # it shares an entity
+        assert r.shared
+    assert [r.score for r in related] == sorted((r.score for r in related), reverse=True)
+
+
+def test_methods_datasets_top_path_subgraph(sample_kg):
+    assert "TAROT" in [r.node.name for r in sample_kg.methods_for_task("semantic segmentation")]
+    assert "ImageNet-1k" in [r.node.name for r in sample_kg.datasets_for("LAuReL")]
+    top = sample_kg.top("task", n=5)
+    assert len(top) == 5 and top[0].score >= top[-1].score and top[0].node.type == "Task"
+    path = sample_kg.shortest_path("TAROT", "semantic segmentation")
+    assert path[0].name == "TAROT" and path[-1].name == "semantic segmentation"
+    sub = sample_kg.subgraph(["TAROT"], depth=1)
+    assert "method/tarot" in sub.nx and sub.nx.number_of_nodes() < sample_kg.nx.number_of_nodes()
+
+
+def test_add_extends_the_graph(sample_kg):
+    bigger = sample_kg.add([{"id": "new-1", "abstract": "We propose QuillNet2 for semantic segmentation."}])
+    assert len(bigger.papers()) == 69
+    assert "QuillNet2" in [m.name for m in bigger.methods()]
+    assert len(sample_kg.papers()) == 68  # the original is unchanged
+
+
+def test_save_load_round_trip_is_exact(sample_kg, tmp_path):
+    sample_kg.save(tmp_path / "o")
+    back = KnowledgeGraph.load(tmp_path / "o")
+    G, H = sample_kg.nx, back.nx
+    assert sorted(G.nodes(data=True)) == sorted(H.nodes(data=True))
+    assert sorted(G.edges(keys=True, data=True), key=lambda e: e[:3]) == \
+        sorted(H.edges(keys=True, data=True), key=lambda e: e[:3])
+    assert back.records == sample_kg.records
+    assert back.query("SELECT (COUNT(?p) AS ?n) WHERE { ?p a kg:Paper }") == [{"n": 68}]
+
+
+def test_query_values_and_dataframe(sample_kg):
+    rows = sample_kg.query("SELECT ?n ?v WHERE { ?v a kg:Venue ; kg:year ?n }")
+    assert {r["n"] for r in rows} == {"2025"}
+    pd = pytest.importorskip("pandas")
+    df = sample_kg.query_df("SELECT ?v WHERE { ?v a kg:Venue }")
+    assert isinstance(df, pd.DataFrame) and len(df) == 2
+
+
+@pytest.mark.parametrize("fmt", ["graphml", "gexf", "node-link", "cytoscape", "neo4j"])
+def test_exports_load_back(sample_kg, tmp_path, fmt):
+    out = tmp_path / ("neo4j" if fmt == "neo4j" else f"g.{fmt}")
+    files = sample_kg.export(fmt, out)
+    n, m = sample_kg.nx.number_of_nodes(), sample_kg.nx.number_of_edges()
+    if fmt == "graphml":
+        H = nx.read_graphml(files[0])
+        assert (H.number_of_nodes(), H.number_of_edges()) == (n, m)
+        assert H.nodes["method/tarot"]["type"] == "Method"
+    elif fmt == "gexf":
+        H = nx.read_gexf(files[0])
+        assert (H.number_of_nodes(), H.number_of_edges()) == (n, m)
+    elif fmt == "node-link":
+        data = json.loads(files[0].read_text())
+        H = nx.node_link_graph(data, edges="links", multigraph=True, directed=True)
+        assert (H.number_of_nodes(), H.number_of_edges()) == (n, m)
+    elif fmt == "cytoscape":
+        els = json.loads(files[0].read_text())["elements"]
+        assert len(els["nodes"]) == n and len(els["edges"]) == m
+        ids = {e["data"]["id"] for e in els["nodes"]}
+        assert all(e["data"]["source"] in ids and e["data"]["target"] in ids for e in els["edges"])
+    else:
+        nodes = list(csv.DictReader(open(files[0], encoding="utf-8")))
+        rels = list(csv.DictReader(open(files[1], encoding="utf-8")))
+        assert list(nodes[0])[:2] == ["id:ID", ":LABEL"] and list(rels[0])[:3] == [":START_ID", ":END_ID", ":TYPE"]
+        assert len(nodes) == n and len(rels) == m
+        ids = {r["id:ID"] for r in nodes}
+        assert all(r[":START_ID"] in ids and r[":END_ID"] in ids for r in rels)
+        assert {r[":TYPE"] for r in rels} >= {"PROPOSES", "USES_METHOD", "ADDRESSES_TASK"}
+
+
+def test_cli_export(built, tmp_path, capsys):
+    assert main(["export", "--format", "graphml", "--store", str(built), "-o", str(tmp_path / "g.graphml")]) == 0
+    assert nx.read_graphml(tmp_path / "g.graphml").number_of_nodes() > 100
