@@ -150,9 +150,15 @@ class KnowledgeGraph:
 
     @classmethod
     def load(cls, outdir: str | Path) -> "KnowledgeGraph":
-        """Read a graph written by :meth:`save` or ``kg build`` (round trip exact)."""
+        """Read a graph written by :meth:`save` or ``kg build`` (round trip exact).
+
+        >>> import tempfile
+        >>> out = tempfile.mkdtemp() + "/o"
+        >>> _ = sample.save(out)
+        >>> sorted(KnowledgeGraph.load(out).nx.edges(keys=True)) == sorted(sample.nx.edges(keys=True))
+        True
+        """
         from .graphio import graph_from_json, records_from_jsonl
-        from .model import Extraction as _Ex  # noqa: F401
 
         outdir = Path(outdir)
         path = outdir / "graph.json"
@@ -206,12 +212,27 @@ class KnowledgeGraph:
         return self._nodes("Method")
 
     def tasks(self) -> list[Node]:
+        """Every task, sorted by id.
+
+        >>> "data attribution" in [t.name for t in sample.tasks()]
+        True
+        """
         return self._nodes("Task")
 
     def datasets(self) -> list[Node]:
+        """Every dataset or benchmark, sorted by id.
+
+        >>> "ShapeNet" in [d.name for d in sample.datasets()]
+        True
+        """
         return self._nodes("Dataset")
 
     def repositories(self) -> list[Node]:
+        """Every code repository, sorted by id.
+
+        >>> len(sample.repositories())
+        7
+        """
         return self._nodes("CodeRepository")
 
     def get(self, name_or_alias: str) -> Node:
@@ -231,16 +252,29 @@ class KnowledgeGraph:
         return [self.node(p) for p in alg.papers_for(self._G, self._resolve_name(entity))]
 
     def methods_for_task(self, task: str) -> list[Ranked]:
-        """Methods proposed or used by papers on a task, by number of papers."""
+        """Methods proposed or used by papers on a task, by number of papers.
+
+        >>> [(r.node.name, r.score) for r in sample.methods_for_task("semantic segmentation")]
+        [('optimal transport', 1), ('TAROT', 1)]
+        """
         return [Ranked(self.node(m), n) for m, n in alg.methods_for_task(self._G, self._resolve_name(task))]
 
     def datasets_for(self, method: str) -> list[Ranked]:
-        """Datasets used by the papers that propose or use a method, by number of papers."""
+        """Datasets used by the papers that propose or use a method, by number of papers.
+
+        >>> [r.node.name for r in sample.datasets_for("CELL-Diff")]
+        ['Human Protein Atlas', 'OpenCell']
+        """
         return [Ranked(self.node(d), n) for d, n in alg.datasets_for(self._G, self._resolve_name(method))]
 
     def related_papers(self, paper: str, k: int = 10) -> list[Ranked]:
         """Papers sharing entities with a paper, ranked by the rarity-weighted count of
-        shared methods, tasks and datasets (``shared`` names them)."""
+        shared methods, tasks and datasets (``shared`` names them).
+
+        >>> paper = sample.papers_for("TAROT")[0]
+        >>> sample.related_papers(paper.id, k=1)[0].shared
+        ('instruction tuning',)
+        """
         G = self._G
         return [Ranked(self.node(o), score, tuple(G.nodes[e].get("label", e) for e in shared))
                 for o, score, shared in alg.related_papers(G, self._resolve_name(paper), k)]
@@ -254,11 +288,19 @@ class KnowledgeGraph:
         return [Ranked(self.node(v), s) for v, s in alg.top(self._G, kind, by, n)]
 
     def shortest_path(self, a: str, b: str) -> list[Node]:
-        """The shortest chain of nodes between two names (edges either way); [] if none."""
+        """The shortest chain of nodes between two names (edges either way); [] if none.
+
+        >>> [n.type for n in sample.shortest_path("TAROT", "FSL-Net")][:2]
+        ['Method', 'Paper']
+        """
         return [self.node(n) for n in alg.shortest_path(self._G, self._resolve_name(a), self._resolve_name(b))]
 
     def subgraph(self, entities: Iterable[str], depth: int = 1) -> "KnowledgeGraph":
-        """A graph of the nodes within ``depth`` hops of the given names."""
+        """A graph of the nodes within ``depth`` hops of the given names.
+
+        >>> sorted(n.split("/")[0] for n in sample.subgraph(["FSL-Net"]).nx)   # its paper and task
+        ['method', 'paper', 'task']
+        """
         ids = [self._resolve_name(e) for e in entities]
         return KnowledgeGraph(alg.subgraph(self._G, ids, depth), base=self.base)
 
@@ -311,13 +353,23 @@ class KnowledgeGraph:
 
     # ------------------------------------------------------------------ exports and views
     def export(self, fmt: str, out: str | Path) -> list[Path]:
-        """Write the graph as ``graphml``, ``gexf``, ``node-link``, ``cytoscape`` or ``neo4j`` (a folder)."""
+        """Write the graph as ``graphml``, ``gexf``, ``node-link``, ``cytoscape`` or ``neo4j`` (a folder).
+
+        >>> import tempfile, pathlib
+        >>> sample.export("gexf", pathlib.Path(tempfile.mkdtemp()) / "g.gexf")[0].suffix
+        '.gexf'
+        """
         from .exports import export
 
         return export(self._G, fmt, out)
 
     def to_html(self, path: str | Path, focus: str | None = None, depth: int = 2, view: str = "overview") -> Path:
-        """Write an interactive view (of the whole graph, or around ``focus``)."""
+        """Write an interactive view (of the whole graph, or around ``focus``).
+
+        >>> import tempfile, pathlib
+        >>> sample.to_html(pathlib.Path(tempfile.mkdtemp()) / "v.html", focus="TAROT").read_text()[:15]
+        '<!DOCTYPE html>'
+        """
         from .outputs import write_html
         from .viz import build_view
 

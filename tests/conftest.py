@@ -5,14 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from kg import KnowledgeGraph
-
-
-@pytest.fixture(scope="session")
-def sample_kg() -> KnowledgeGraph:
-    """The graph of the four bundled sample files."""
-    return KnowledgeGraph.build()
-
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory, sample_kg) -> Path:
@@ -25,3 +17,4 @@ def built(tmp_path_factory, sample_kg) -> Path:
 def write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
+
