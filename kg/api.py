@@ -312,7 +312,7 @@ class KnowledgeGraph:
         from .rdf import to_ntriples
 
         store = ox.Store()
-        store.load(to_ntriples(self.rdf).encode("utf-8"), format=ox.RdfFormat.N_TRIPLES)
+        store.load(to_ntriples(self._G, self.base).encode("utf-8"), format=ox.RdfFormat.N_TRIPLES)
         return store
 
     def query(self, sparql: str, **bindings) -> list[dict] | bool | list[tuple]:

@@ -20,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from .extract import PIPELINE_VERSION
 from .model import Extraction
 from .namespace import DEFAULT_BASE
-from .rdf import jsonld_context, to_jsonld, to_ntriples, to_rdf, to_turtle
+from .rdf import jsonld_context, write_jsonld, write_ntriples, write_turtle
 from .store import STORE_DIR, write_store
 from .graphio import graph_to_json, records_to_jsonl
 from .views import VIEWS
@@ -78,16 +78,17 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     os.umask(umask)
     os.chmod(tmp, 0o777 & ~umask)
     try:
-        g = to_rdf(G, base=base)
-        nt = to_ntriples(g)
-        (tmp / "graph.nt").write_text(nt, encoding="utf-8")
-        (tmp / "graph.ttl").write_text(to_turtle(g), encoding="utf-8")
-        (tmp / "graph.jsonld").write_text(to_jsonld(g, base), encoding="utf-8")
+        with open(tmp / "graph.nt", "w", encoding="utf-8", newline="\n") as fh:
+            n_triples = write_ntriples(G, fh, base)
+        with open(tmp / "graph.ttl", "w", encoding="utf-8", newline="\n") as fh:
+            write_turtle(G, fh, base)
+        with open(tmp / "graph.jsonld", "w", encoding="utf-8", newline="\n") as fh:
+            write_jsonld(G, fh, base)
         (tmp / "context.jsonld").write_text(
             json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (tmp / "extractions.jsonl").write_text(extractions_jsonl(extractions), encoding="utf-8")
         stats = graph_stats(G, n_records)
-        stats["triples"] = nt.count("\n")
+        stats["triples"] = n_triples
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (tmp / "graph.json").write_text(graph_to_json(G), encoding="utf-8")
         if records:

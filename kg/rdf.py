@@ -1,126 +1,182 @@
-"""RDF: the typed networkx graph as an rdflib ``Graph`` against our ontology.
+"""RDF: the typed networkx graph as statements against our ontology, written as
+N-Triples, Turtle and JSON-LD by streaming writers.
 
-Only this module (and the store / query modules after it) touches rdflib
-terms. Serializations are deterministic: the same graph gives byte-identical
-Turtle, N-Triples and JSON-LD.
+:func:`statements` is the one place that decides which triples a graph
+makes; it yields them subject by subject in a fixed order (nodes sorted by
+id, each paper followed by its mentions), so every output is byte-stable and
+memory stays flat however large the graph. The writers escape every literal
+(control characters included) so any text gives valid RDF. ``to_rdf``
+returns an rdflib ``Graph`` (parsed from the N-Triples) for the Python API.
 """
 from __future__ import annotations
 
+import io
 import json
 import re
+from collections.abc import Iterator
+from typing import TextIO
 
 import networkx as nx
-from rdflib import Graph, Literal, Namespace, URIRef
-from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD
 
 from .extract import PIPELINE_VERSION
 from .namespace import DEFAULT_BASE, KG, QUERY_PREFIXES
 
-SCHEMA = Namespace("https://schema.org/")
-_VENUE = re.compile(r"^(.*\S)\s+((?:19|20)\d{2})$")
-LPWC = Namespace("https://linkedpaperswithcode.com/")
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+XSD_NS = "http://www.w3.org/2001/XMLSchema#"
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+RDF_TYPE = RDF_NS + "type"
+SKOS_NS = "http://www.w3.org/2004/02/skos/core#"
+DCT_NS = "http://purl.org/dc/terms/"
+PROV_GENERATED = "http://www.w3.org/ns/prov#wasGeneratedBy"
+SCHEMA_URL = "https://schema.org/url"
 
 #: Prefixes bound in every serialization (``res`` is bound to the base IRI).
 PREFIXES = {p: ns for p, ns in QUERY_PREFIXES.items() if p != "res"}
-CLASS = {"Paper": KG.Paper, "Method": KG.Method, "Task": KG.Task, "Dataset": KG.Dataset,
-         "CodeRepository": KG.CodeRepository, "Venue": KG.Venue}
-PREDICATE = {"proposes": KG.proposes, "usesMethod": KG.usesMethod, "addressesTask": KG.addressesTask,
-             "usesDataset": KG.usesDataset, "hasCode": KG.hasCode, "publishedIn": KG.publishedIn,
-             "appliedTo": KG.appliedTo, "evaluatedOn": KG.evaluatedOn}
+CLASS = {t: str(KG[t]) for t in ("Paper", "Method", "Task", "Dataset", "CodeRepository", "Venue")}
+PREDICATE = {k: str(KG[k]) for k in ("proposes", "usesMethod", "addressesTask", "usesDataset", "hasCode",
+                                      "publishedIn", "appliedTo", "evaluatedOn")}
+_VENUE = re.compile(r"^(.*\S)\s+((?:19|20)\d{2})$")
+_BAD_IRI = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+
+# A term is ("iri", value) or ("lit", value, datatype IRI or None).
+Term = tuple
 
 
-def new_graph(base: str = DEFAULT_BASE) -> Graph:
-    g = Graph()
-    for prefix, ns in {**PREFIXES, "res": base}.items():
-        g.bind(prefix, ns, override=True, replace=True)
-    return g
+def iri(value: str) -> Term:
+    if _BAD_IRI.search(value):
+        raise ValueError(f"not a valid IRI: {value!r}")
+    return ("iri", value)
 
 
-def mention_iri(base: str, paper: str, m) -> URIRef:
+def lit(value, datatype: str | None = None) -> Term:
+    return ("lit", str(value), datatype)
+
+
+def check_base(base: str) -> str:
+    """The base IRI, checked: absolute, no characters an IRI may not hold."""
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", base) or _BAD_IRI.search(base):
+        raise ValueError(f"--base {base!r} is not an absolute IRI")
+    return base
+
+
+def mention_id(paper: str, m) -> str:
     field = "title" if m.source.endswith("@title") else "abstract"
-    return URIRef(f"{base}mention/{paper.split('/', 1)[1]}/{field}-{m.start}-{m.end}-{m.type.lower()}")
+    return f"mention/{paper.split('/', 1)[1]}/{field}-{m.start}-{m.end}-{m.type.lower()}"
 
 
-def to_rdf(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> Graph:
-    """The RDF graph of ``G`` with resources under ``base``.
-
-    >>> from kg.api import KnowledgeGraph
-    >>> kg = KnowledgeGraph.from_records([{"id": "p1", "abstract": "We propose FooNet for image classification."}])
-    >>> g = to_rdf(kg.nx)
-    >>> (None, RDF.type, KG.Paper) in g
-    True
-    """
-    g = new_graph(base)
-    iri = {n: URIRef(base + n) for n in G.nodes}
-    run = URIRef(f"{base}run/pipeline-{PIPELINE_VERSION}")
-    g.add((run, RDF.type, KG.ExtractionRun))
-    g.add((run, RDFS.label, Literal(f"abstract-kg extraction pipeline {PIPELINE_VERSION}")))
-    g.add((run, KG.pipelineVersion, Literal(PIPELINE_VERSION)))
-    for n, d in G.nodes(data=True):
-        s, t = iri[n], d["type"]
-        g.add((s, RDF.type, CLASS[t]))
-        g.add((s, RDFS.label, Literal(d["label"])))
+def statements(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> Iterator[tuple[str, list[tuple[str, Term]]]]:
+    """(subject IRI, [(predicate IRI, object term), ...]) for every subject of the graph."""
+    base = check_base(base)
+    run = f"{base}run/pipeline-{PIPELINE_VERSION}"
+    yield run, [(RDF_TYPE, iri(str(KG.ExtractionRun))),
+                (RDFS_LABEL, lit(f"abstract-kg extraction pipeline {PIPELINE_VERSION}")),
+                (str(KG.pipelineVersion), lit(PIPELINE_VERSION))]
+    for n in sorted(G.nodes):
+        d = G.nodes[n]
+        t = d["type"]
+        po: list[tuple[str, Term]] = [(RDF_TYPE, iri(CLASS[t])), (RDFS_LABEL, lit(d["label"]))]
         if t == "Paper":
             if d.get("title"):
-                g.add((s, DCTERMS.title, Literal(d["title"])))
-            g.add((s, DCTERMS.abstract, Literal(d["abstract"])))
-            for doc in d.get("docs", []):
-                g.add((s, KG.docId, Literal(doc)))
+                po.append((DCT_NS + "title", lit(d["title"])))
+            po.append((DCT_NS + "abstract", lit(d["abstract"])))
+            po += [(str(KG.docId), lit(doc)) for doc in d.get("docs", [])]
             if d.get("year"):
-                g.add((s, KG.year, Literal(str(d["year"]), datatype=XSD.gYear)))
+                po.append((str(KG.year), lit(d["year"], XSD_NS + "gYear")))
             if d.get("url"):
-                g.add((s, SCHEMA.url, Literal(d["url"], datatype=XSD.anyURI)))
+                po.append((SCHEMA_URL, lit(d["url"], XSD_NS + "anyURI")))
         else:
-            g.add((s, SKOS.prefLabel, Literal(d["name"])))
-            for alias in d.get("aliases", []):
-                g.add((s, SKOS.altLabel, Literal(alias)))
+            po.append((SKOS_NS + "prefLabel", lit(d["name"])))
+            po += [(SKOS_NS + "altLabel", lit(a)) for a in d.get("aliases", [])]
             if t == "CodeRepository" and d.get("url"):
-                g.add((s, KG.url, URIRef(d["url"])))
+                po.append((str(KG.url), iri(d["url"])))
             if t == "Venue":
                 m = _VENUE.match(d["name"])
                 if m:
-                    g.add((s, KG.venueName, Literal(m.group(1))))
-                    g.add((s, KG.year, Literal(m.group(2), datatype=XSD.gYear)))
-    for u, v, key, d in G.edges(keys=True, data=True):
-        g.add((iri[u], PREDICATE[key], iri[v]))
-        for m in d.get("mentions", []):
-            mi = mention_iri(base, u, m)
-            g.add((iri[u], KG.hasMention, mi))
-            g.add((mi, RDF.type, KG.Mention))
-            g.add((mi, RDFS.label, Literal(m.text)))
-            g.add((mi, KG.mentionOf, iri[v]))
-            g.add((mi, KG.supports, PREDICATE[key]))
-            g.add((mi, KG.spanText, Literal(m.text)))
-            g.add((mi, KG.startOffset, Literal(m.start, datatype=XSD.nonNegativeInteger)))
-            g.add((mi, KG.endOffset, Literal(m.end, datatype=XSD.nonNegativeInteger)))
-            g.add((mi, KG.inField, Literal("title" if m.source.endswith("@title") else "abstract")))
+                    po += [(str(KG.venueName), lit(m.group(1))), (str(KG.year), lit(m.group(2), XSD_NS + "gYear"))]
+        mentions = []
+        for _, v, key, ed in sorted(G.out_edges(n, keys=True, data=True), key=lambda e: (e[2], e[1])):
+            po.append((PREDICATE[key], iri(base + v)))
+            for m in ed.get("mentions", []):
+                mid = base + mention_id(n, m)
+                po.append((str(KG.hasMention), iri(mid)))
+                mentions.append((mid, key, v, m))
+        yield base + n, po
+        for mid, key, v, m in sorted(mentions, key=lambda x: x[0]):
+            mo = [(RDF_TYPE, iri(str(KG.Mention))), (RDFS_LABEL, lit(m.text)), (str(KG.mentionOf), iri(base + v)),
+                  (str(KG.supports), iri(PREDICATE[key])), (str(KG.spanText), lit(m.text)),
+                  (str(KG.startOffset), lit(m.start, XSD_NS + "nonNegativeInteger")),
+                  (str(KG.endOffset), lit(m.end, XSD_NS + "nonNegativeInteger")),
+                  (str(KG.inField), lit("title" if m.source.endswith("@title") else "abstract"))]
             if m.sentence:
-                g.add((mi, KG.sentence, Literal(m.sentence)))
+                mo.append((str(KG.sentence), lit(m.sentence)))
             if m.role:
-                g.add((mi, KG.role, Literal(m.role)))
-            g.add((mi, KG.extractor, Literal(m.source.removesuffix("@title"))))
-            g.add((mi, PROV.wasGeneratedBy, run))
-    return g
+                mo.append((str(KG.role), lit(m.role)))
+            mo += [(str(KG.extractor), lit(m.source.removesuffix("@title"))), (PROV_GENERATED, iri(run))]
+            yield mid, mo
 
 
-def to_ntriples(g: Graph) -> str:
-    """Sorted N-Triples (one triple a line, byte-stable)."""
-    lines = g.serialize(format="nt", encoding="utf-8").decode("utf-8").splitlines()
-    return "".join(sorted(set(ln + "\n" for ln in lines if ln.strip())))
+# ----------------------------------------------------------------------------- escaping
+
+_ESC = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+_NEEDS = re.compile(r'[\\"\x00-\x1f\x7f]')
 
 
-def to_turtle(g: Graph) -> str:
-    """Turtle, rebuilt from sorted triples so that the output is byte-stable."""
-    return _ordered(g).serialize(format="turtle")
+def quote(value: str) -> str:
+    """A literal's lexical form as an N-Triples / Turtle string (control characters as \\uXXXX)."""
+    if not _NEEDS.search(value):
+        return f'"{value}"'
+    return '"' + _NEEDS.sub(lambda m: _ESC.get(m.group(0), f"\\u{ord(m.group(0)):04X}"), value) + '"'
 
 
-def _ordered(g: Graph) -> Graph:
-    """A copy of ``g`` whose triples were inserted in sorted order (same prefixes)."""
-    ordered = Graph()
-    for prefix, ns in g.namespaces():
-        ordered.bind(prefix, ns, override=True, replace=True)
-    ordered.parse(data=to_ntriples(g), format="nt")
-    return ordered
+def _nt(term: Term) -> str:
+    if term[0] == "iri":
+        return f"<{term[1]}>"
+    _, value, dt = term
+    return quote(value) + (f"^^<{dt}>" if dt else "")
+
+
+# ----------------------------------------------------------------------------- writers
+
+def write_ntriples(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> int:
+    """N-Triples, one triple a line; returns the number of triples."""
+    n = 0
+    for s, po in statements(G, base):
+        fh.write("".join(f"<{s}> <{p}> {_nt(o)} .\n" for p, o in po))
+        n += len(po)
+    return n
+
+
+class _Names:
+    """Prefixed names for IRIs whose local part is a plain name (kg:Paper, xsd:gYear)."""
+
+    def __init__(self, prefixes: dict[str, str]):
+        self.items = sorted(prefixes.items(), key=lambda kv: -len(kv[1]))
+
+    def __call__(self, value: str) -> str:
+        for p, ns in self.items:
+            if value.startswith(ns):
+                local = value[len(ns):]
+                if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", local):
+                    return f"{p}:{local}"
+        return f"<{value}>"
+
+
+def write_turtle(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> None:
+    """Turtle: prefixes, then one block a subject (objects of a predicate grouped)."""
+    prefixes = {**PREFIXES, "res": base}
+    name = _Names(PREFIXES)
+    for p, ns in sorted(prefixes.items()):
+        fh.write(f"@prefix {p}: <{ns}> .\n")
+    for s, po in statements(G, base):
+        grouped: dict[str, list[str]] = {}
+        for p, o in po:
+            obj = name(o[1]) if o[0] == "iri" else quote(o[1]) + (f"^^{name(o[2])}" if o[2] else "")
+            grouped.setdefault(p, []).append(obj)
+        lines = []
+        for p, objs in grouped.items():
+            pred = "a" if p == RDF_TYPE else name(p)
+            lines.append(f"{pred} " + ",\n        ".join(objs))
+        fh.write(f"\n<{s}> " + " ;\n    ".join(lines) + " .\n")
 
 
 def jsonld_context(base: str = DEFAULT_BASE) -> dict:
@@ -128,13 +184,66 @@ def jsonld_context(base: str = DEFAULT_BASE) -> dict:
     return {**PREFIXES, "res": base}
 
 
-def to_jsonld(g: Graph, base: str = DEFAULT_BASE) -> str:
-    """JSON-LD (expanded from sorted N-Triples, compacted with our prefixes)."""
-    data = json.loads(_ordered(g).serialize(format="json-ld", context=jsonld_context(base), auto_compact=True))
-    if isinstance(data, dict) and "@graph" in data:
-        data["@graph"] = sorted(data["@graph"], key=lambda n: n.get("@id", ""))
-        for node in data["@graph"]:
-            for k, v in list(node.items()):
-                if isinstance(v, list):
-                    node[k] = sorted(v, key=lambda x: json.dumps(x, sort_keys=True, ensure_ascii=False))
-    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+def write_jsonld(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> None:
+    """JSON-LD: the context, then a ``@graph`` of one object a subject (compact IRIs)."""
+    name = _Names(PREFIXES)
+
+    def key(p: str) -> str:
+        k = name(p)
+        return k[1:-1] if k.startswith("<") else k
+
+    fh.write('{\n "@context": ' + json.dumps(jsonld_context(base), sort_keys=True) + ',\n "@graph": [')
+    first = True
+    for s, po in statements(G, base):
+        node: dict = {"@id": s}
+        for p, o in po:
+            if p == RDF_TYPE:
+                node.setdefault("@type", []).append(key(o[1]))
+                continue
+            if o[0] == "iri":
+                val = {"@id": o[1]}
+            elif o[2]:
+                val = {"@value": o[1], "@type": key(o[2])}
+            else:
+                val = o[1]
+            node.setdefault(key(p), []).append(val)
+        node = {k: (v[0] if isinstance(v, list) and len(v) == 1 else v) for k, v in node.items()}
+        fh.write(("\n  " if first else ",\n  ") + json.dumps(node, ensure_ascii=False, sort_keys=True))
+        first = False
+    fh.write("\n ]\n}\n")
+
+
+def to_ntriples(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> str:
+    buf = io.StringIO()
+    write_ntriples(G, buf, base)
+    return buf.getvalue()
+
+
+def to_turtle(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> str:
+    buf = io.StringIO()
+    write_turtle(G, buf, base)
+    return buf.getvalue()
+
+
+def to_jsonld(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> str:
+    buf = io.StringIO()
+    write_jsonld(G, buf, base)
+    return buf.getvalue()
+
+
+def to_rdf(G: nx.MultiDiGraph, base: str = DEFAULT_BASE):
+    """The graph as an rdflib ``Graph`` (prefixes bound).
+
+    >>> from kg.api import KnowledgeGraph
+    >>> from rdflib.namespace import RDF
+    >>> kg = KnowledgeGraph.from_records([{"id": "p1", "abstract": "We propose FooNet for image classification."}])
+    >>> (None, RDF.type, KG.Paper) in to_rdf(kg.nx)
+    True
+    """
+    from rdflib import Graph
+
+    g = Graph()
+    for p, ns in {**PREFIXES, "res": base}.items():
+        g.bind(p, ns, override=True, replace=True)
+    g.parse(data=to_ntriples(G, base), format="nt")
+    return g

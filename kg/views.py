@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from itertools import combinations
 
 import networkx as nx
 
@@ -81,26 +80,35 @@ def dataset_graph(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
     return H
 
 
-def paper_graph(G: nx.MultiDiGraph, min_weight: float = 0.0) -> nx.MultiDiGraph:
-    """Papers linked by shared tasks, datasets and methods; rarer entities weigh more
-    (weight = sum of 1 / log2(1 + papers naming the entity))."""
+def paper_graph(G: nx.MultiDiGraph, per_paper: int = 5, max_papers: int = 200) -> nx.MultiDiGraph:
+    """Papers linked to their ``per_paper`` most related papers: those sharing tasks,
+    datasets or methods, rarer entities weighing more (weight = sum of
+    1 / log2(1 + papers naming the entity)). Entities named by more than
+    ``max_papers`` papers link everything and are left out."""
     H = nx.MultiDiGraph()
     papers = sorted(n for n, d in G.nodes(data=True) if d.get("type") == "Paper")
     _copy_nodes(G, H, papers)
-    shared: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for e, d in sorted(G.nodes(data=True)):
-        if d.get("type") not in ("Method", "Task", "Dataset"):
-            continue
-        ps = sorted({u for u, _, k in G.in_edges(e, keys=True) if k in ENTITY_LINKS})
-        if len(ps) < 2 or len(ps) > 200:  # an entity in hundreds of papers links everything: skip it
-            continue
-        for a, b in combinations(ps, 2):
-            shared[(a, b)].append(e)
-    for (a, b), ents in sorted(shared.items()):
-        w = sum(1 / math.log2(1 + len({u for u, _ in G.in_edges(e)})) for e in ents)
-        if w >= min_weight:
-            H.add_edge(a, b, key="shares", predicate="shares", weight=round(w, 3),
-                       shared=sorted(G.nodes[e]["label"] for e in ents))
+    members: dict[str, list[str]] = {}
+    for e, d in G.nodes(data=True):
+        if d.get("type") in ("Method", "Task", "Dataset"):
+            ps = sorted({u for u, _, k in G.in_edges(e, keys=True) if k in ENTITY_LINKS})
+            if 2 <= len(ps) <= max_papers:
+                members[e] = ps
+    weight = {e: 1 / math.log2(1 + len(ps)) for e, ps in members.items()}
+    edges: dict[tuple[str, str], list[str]] = {}
+    for p in papers:
+        shared: dict[str, list[str]] = defaultdict(list)
+        for _, e, k in G.out_edges(p, keys=True):
+            if e in members:
+                for q in members[e]:
+                    if q != p:
+                        shared[q].append(e)
+        best = sorted(shared.items(), key=lambda kv: (-sum(weight[e] for e in kv[1]), kv[0]))[:per_paper]
+        for q, ents in best:
+            edges[(min(p, q), max(p, q))] = sorted(set(ents))
+    for (a, b), ents in sorted(edges.items()):
+        H.add_edge(a, b, key="shares", predicate="shares", weight=round(sum(weight[e] for e in ents), 3),
+                   shared=sorted(G.nodes[e]["label"] for e in ents))
     return H
 
 

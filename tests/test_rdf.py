@@ -28,7 +28,7 @@ def test_every_kg_term_used_in_a_built_graph_is_declared(sample_kg):
 
 
 def test_every_output_parses_with_rdflib_and_pyoxigraph(built):
-    counts = {}
+    counts, triples = {}, {}
     for name, fmt, oxfmt in [("graph.ttl", "turtle", ox.RdfFormat.TURTLE),
                              ("graph.nt", "nt", ox.RdfFormat.N_TRIPLES),
                              ("graph.jsonld", "json-ld", ox.RdfFormat.JSON_LD)]:
@@ -36,8 +36,11 @@ def test_every_output_parses_with_rdflib_and_pyoxigraph(built):
         store = ox.Store()
         store.load(path=str(built / name), format=oxfmt)
         counts[name] = (len(g), len(store))
+        triples[name] = set(g)
     assert len({c for pair in counts.values() for c in pair}) == 1, counts
     assert counts["graph.nt"][0] > 1000
+    # the same triples in every format (no blank nodes, so set equality is isomorphism)
+    assert triples["graph.ttl"] == triples["graph.nt"] == triples["graph.jsonld"]
 
 
 def test_counts_in_the_built_graph(built):
