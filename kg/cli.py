@@ -19,6 +19,23 @@ def _log(args, msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
 
+def _progress(args, stage: str):
+    """A progress callback that prints to stderr at most every 2 s (and at the end)."""
+    if getattr(args, "quiet", False):
+        return None
+    state = {"t": 0.0}
+
+    def report(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if done < total and now - state["t"] < 2.0:
+            return
+        state["t"] = now
+        if total >= 1000 or done < total:
+            print(f"  {stage}: {done:,}/{total:,} texts", file=sys.stderr, flush=True)
+
+    return report
+
+
 def _inputs(paths: list[str]):
     from .ingest import sample_paths
 
@@ -37,14 +54,26 @@ def cmd_build(args) -> int:
     records = read_records(sources)
     _log(args, f"ingest   {len(records)} records from {len(sources)} file(s)  {time.perf_counter() - t0:.2f}s")
     t = time.perf_counter()
-    extractions = list(extract_records(records))
-    _log(args, f"extract  {sum(len(e.mentions) for e in extractions)} mentions  {time.perf_counter() - t:.2f}s")
+    cache = None
+    if not args.no_cache:
+        from .extract.cache import ExtractionCache, default_cache_dir
+
+        cache = ExtractionCache(args.cache or default_cache_dir())
+    extractions = list(extract_records(records, workers=args.workers, cache=cache,
+                                       progress=_progress(args, "extract")))
+    hits = f", {cache.hits} cached" if cache is not None and cache.hits else ""
+    if cache is not None:
+        cache.close()
+    _log(args, f"extract  {sum(len(e.mentions) for e in extractions)} mentions{hits}  {time.perf_counter() - t:.2f}s")
     t = time.perf_counter()
     G = build_graph(resolve(records, extractions))
     _log(args, f"resolve  {G.number_of_nodes()} nodes, {G.number_of_edges()} edges  {time.perf_counter() - t:.2f}s")
     t = time.perf_counter()
-    stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records), records=records)
-    _log(args, f"write    {args.out}/ ({stats['triples']} triples)  {time.perf_counter() - t:.2f}s")
+    timings: dict = {}
+    stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records), records=records,
+                          timings=timings)
+    parts = ", ".join(f"{k} {v:.2f}s" for k, v in timings.items())
+    _log(args, f"write    {args.out}/ ({stats['triples']} triples; {parts})  {time.perf_counter() - t:.2f}s")
     counts = ", ".join(f"{n} {t}" for t, n in stats["nodes"].items())
     print(f"built {args.out}: {counts}; total {time.perf_counter() - t0:.2f}s")
     return EXIT_OK
@@ -194,6 +223,9 @@ def make_parser() -> argparse.ArgumentParser:
     b.add_argument("inputs", nargs="*", help="abstract files: seed .txt, .jsonl, .json, .csv, .tsv")
     b.add_argument("--out", "-o", default="outputs", help="output folder (default: outputs)")
     b.add_argument("--base", default=None, help="base IRI of the resources")
+    b.add_argument("--workers", "-j", type=int, default=1, help="extraction processes (default: 1)")
+    b.add_argument("--cache", help="extraction cache folder (default: ~/.cache/abstract-kg)")
+    b.add_argument("--no-cache", action="store_true", help="neither read nor write the extraction cache")
     b.add_argument("--quiet", "-q", action="store_true")
     b.set_defaults(func=cmd_build)
 

@@ -69,8 +69,20 @@ def _index_html(stats: dict, views: list[tuple[str, str, str]]) -> str:
 
 
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
-                  base: str = DEFAULT_BASE, n_records: int | None = None, records=None) -> dict:
-    """Write every output of a build into ``outdir`` (replaced atomically). Returns the stats."""
+                  base: str = DEFAULT_BASE, n_records: int | None = None, records=None,
+                  timings: dict | None = None) -> dict:
+    """Write every output of a build into ``outdir`` (replaced atomically). Returns the stats;
+    ``timings``, if given, receives the seconds each part took."""
+    import time
+
+    timings = timings if timings is not None else {}
+    clock = [time.perf_counter()]
+
+    def lap(name: str) -> None:
+        now = time.perf_counter()
+        timings[name] = timings.get(name, 0.0) + now - clock[0]
+        clock[0] = now
+
     outdir = Path(outdir).resolve()
     outdir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp-", dir=outdir.parent))
@@ -86,13 +98,17 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             write_jsonld(G, fh, base)
         (tmp / "context.jsonld").write_text(
             json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        lap("rdf")
+        write_store(tmp / "graph.nt", tmp / STORE_DIR)
+        lap("store")
         (tmp / "extractions.jsonl").write_text(extractions_jsonl(extractions), encoding="utf-8")
-        stats = graph_stats(G, n_records)
-        stats["triples"] = n_triples
-        (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (tmp / "graph.json").write_text(graph_to_json(G), encoding="utf-8")
         if records:
             (tmp / "records.jsonl").write_text(records_to_jsonl(records), encoding="utf-8")
+        stats = graph_stats(G, n_records)
+        stats["triples"] = n_triples
+        (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        lap("json")
         views = []
         for view, (name, what) in VIEWS.items():
             fname = VIEW_FILES[view]
@@ -100,7 +116,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             (tmp / fname).write_text(render_html(net), encoding="utf-8")
             views.append((fname, name, what, len(net.nodes), net.kg_note))
         (tmp / "index.html").write_text(_index_html(stats, views), encoding="utf-8")
-        write_store(tmp / "graph.nt", tmp / STORE_DIR)
+        lap("html")
         _swap(tmp, outdir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

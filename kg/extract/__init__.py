@@ -23,37 +23,82 @@ def _text_of(rec: Record) -> tuple[str, int]:
     return rec.abstract, 0
 
 
-def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None,
-                    corpus_names: bool = True) -> Iterator[Extraction]:
+def _first_pass(items: list[tuple[str, int]], batch_size: int = 64, nlp=None) -> list[tuple[Extraction, list]]:
+    """spaCy over (text, title length) items: the per-text extraction and sentence spans."""
+    nlp = nlp or get_nlp()
+
+    def gen():
+        for text, tlen in items:
+            doc = nlp.make_doc(text)
+            doc._.kg_title_len = tlen
+            yield doc
+
+    out = []
+    for doc, (_, tlen) in zip(nlp.pipe(gen(), batch_size=batch_size), items):
+        sents = [(s.start_char - tlen, s.end_char - tlen) for s in sentences(doc) if s.start_char >= tlen]
+        out.append((assemble(doc, "", offset=tlen, title_len=tlen), sents))
+    return out
+
+
+def _first_pass_chunk(items):  # in a worker process
+    return _first_pass(items)
+
+
+def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, corpus_names: bool = True,
+                    workers: int = 1, cache=None, progress=None) -> Iterator[Extraction]:
     """One :class:`Extraction` per record, in input order.
 
     Records with the same title and abstract are processed once. With
     ``corpus_names``, names that one record defines are also found in the
-    others (see :mod:`kg.extract.propagate`).
+    others (see :mod:`kg.extract.propagate`). ``workers`` > 1 runs the spaCy
+    pass in that many processes (same results as one); ``cache`` (an
+    :class:`~kg.extract.cache.ExtractionCache`) skips texts seen before by this
+    pipeline version. ``progress(done, total)`` is called as texts are done.
     """
-    nlp = nlp or get_nlp()
     records = list(records)
     texts: dict[str, tuple[int, str]] = {}
     for rec in records:
         text, tlen = _text_of(rec)
         texts.setdefault(text, (tlen, rec.abstract))
+    done: dict[str, tuple[Extraction, list]] = {}
+    todo = list(texts)
+    if cache is not None:
+        from .cache import text_key
 
-    def gen():
-        for text, (tlen, _) in texts.items():
-            doc = nlp.make_doc(text)
-            doc._.kg_title_len = tlen
-            yield doc
+        keys = {t: text_key(t, texts[t][0]) for t in todo}
+        hits = cache.get_many(list(keys.values()))
+        done = {t: hits[k] for t, k in keys.items() if k in hits}
+        todo = [t for t in todo if t not in done]
+    total = len(texts)
+    if progress:
+        progress(len(done), total)
+    fresh: dict[str, tuple[Extraction, list]] = {}
+    items = [(t, texts[t][0]) for t in todo]
+    if workers > 1 and len(items) > 200:
+        import multiprocessing as mp
 
-    done: dict[str, tuple[Extraction, list[tuple[int, int]]]] = {}
-    for doc in nlp.pipe(gen(), batch_size=batch_size):
-        tlen = texts[doc.text][0]
-        sents = [(s.start_char - tlen, s.end_char - tlen) for s in sentences(doc) if s.start_char >= tlen]
-        done[doc.text] = (assemble(doc, "", offset=tlen, title_len=tlen), sents)
+        size = max(50, min(1000, len(items) // (workers * 4) + 1))
+        chunks = [items[i:i + size] for i in range(0, len(items), size)]
+        nlp = nlp or get_nlp()  # built once here, shared with the forked workers
+        with mp.get_context("fork").Pool(workers) as pool:
+            for chunk, results in zip(chunks, pool.imap(_first_pass_chunk, chunks)):
+                fresh.update({t: r for (t, _), r in zip(chunk, results)})
+                if progress:
+                    progress(len(done) + len(fresh), total)
+    else:
+        for i in range(0, len(items), 1000):
+            chunk = items[i:i + 1000]
+            fresh.update({t: r for (t, _), r in zip(chunk, _first_pass(chunk, batch_size, nlp))})
+            if progress:
+                progress(len(done) + len(fresh), total)
+    if cache is not None and fresh:
+        cache.put_many({keys[t]: r for t, r in fresh.items()})
+    done.update(fresh)
     if corpus_names:
-        lexicon = build_lexicon(ex for ex, _ in done.values())
+        lexicon = build_lexicon(done[t][0] for t in texts)
         pattern = _pattern(lexicon)
-        done = {text: (propagate(ex, texts[text][1], lexicon, pattern, sents), sents)
-                for text, (ex, sents) in done.items()}
+        done = {text: (propagate(done[text][0], texts[text][1], lexicon, pattern, done[text][1]), done[text][1])
+                for text in texts}
     for rec in records:
         yield dataclasses.replace(done[_text_of(rec)[0]][0], doc=rec.doc)
 

@@ -11,7 +11,7 @@ capitals or digits, at least 3 characters) and multi-word expansions.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from ..model import DocEntity, Extraction, Mention
 from ..text import compact_key
@@ -46,14 +46,41 @@ def build_lexicon(extractions: Iterable[Extraction]) -> dict[str, tuple[str, tup
     return {f: v for f, v in lex.items() if f not in clash}
 
 
-def _pattern(forms: Iterable[str]) -> re.Pattern | None:
-    forms = sorted(forms, key=lambda f: (-len(f), f))
-    if not forms:
-        return None
-    return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(f) for f in forms) + r")(?![\w-])")
+_WORD = re.compile(r"[\w][\w-]*")
 
 
-def propagate(extraction: Extraction, text: str, lexicon: dict, pattern: re.Pattern | None,
+class Finder:
+    """Finds lexicon forms in text, word-bounded and case-sensitive, in one pass
+    over the text's words (a dict from first word to forms; no giant regex)."""
+
+    def __init__(self, forms: Iterable[str]):
+        self.by_first: dict[str, list[str]] = {}
+        for f in sorted(set(forms), key=lambda f: (-len(f), f)):
+            m = _WORD.match(f)
+            if m:
+                self.by_first.setdefault(m.group(0), []).append(f)
+
+    def __bool__(self) -> bool:
+        return bool(self.by_first)
+
+    def finditer(self, text: str) -> Iterator[tuple[int, int, str]]:
+        pos = 0
+        for m in _WORD.finditer(text):
+            if m.start() < pos or (m.start() > 0 and text[m.start() - 1] in "-_"):
+                continue
+            for form in self.by_first.get(m.group(0), ()):
+                end = m.start() + len(form)
+                if text.startswith(form, m.start()) and (end == len(text) or not (text[end].isalnum() or text[end] in "-_")):
+                    yield m.start(), end, form
+                    pos = end
+                    break
+
+
+def _pattern(lexicon: dict) -> Finder | None:
+    return Finder(lexicon) if lexicon else None
+
+
+def propagate(extraction: Extraction, text: str, lexicon: dict, pattern: "Finder | None",
               sents: list[tuple[int, int]] = ()) -> Extraction:
     """Add the lexicon names found in ``text`` (the abstract) that ``extraction`` lacks.
 
@@ -64,16 +91,15 @@ def propagate(extraction: Extraction, text: str, lexicon: dict, pattern: re.Patt
     known = {compact_key(f) for e in extraction.entities for f in (e.name, *e.aliases)}
     taken = [(m.start, m.end) for m in extraction.mentions if not m.source.endswith("@title")]
     found: dict[tuple, list[Mention]] = {}
-    for m in pattern.finditer(text):
-        form = m.group(0)
+    for start, end, form in pattern.finditer(text):
         type_, forms = lexicon[form]
-        if compact_key(form) in known or any(m.start() < e and s < m.end() for s, e in taken):
+        if compact_key(form) in known or any(start < e and s < end for s, e in taken):
             continue
-        sentence = next((text[s:e] for s, e in sents if s <= m.start() < e), "")
+        sentence = next((text[s:e] for s, e in sents if s <= start < e), "")
         role = "used" if type_ == "Method" else ""
         found.setdefault((type_, forms), []).append(
-            Mention(text=form, type=type_, start=m.start(), end=m.end(), role=role, source=_SOURCE, sentence=sentence))
-        taken.append((m.start(), m.end()))
+            Mention(text=form, type=type_, start=start, end=end, role=role, source=_SOURCE, sentence=sentence))
+        taken.append((start, end))
     if not found:
         return extraction
     new = []

@@ -1,0 +1,59 @@
+"""A cache of first-pass extractions, keyed by the text's content hash and the
+pipeline version: rebuilding after adding records re-reads only the new ones,
+and a new pipeline version never sees an old result.
+
+SQLite (stdlib), one row a text, JSON values; safe for one writer at a time.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+from ..model import Extraction
+from .pipeline import PIPELINE_VERSION
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "abstract-kg"
+
+
+def text_key(text: str, title_len: int) -> str:
+    h = hashlib.sha256(f"{PIPELINE_VERSION}\x00{title_len}\x00{text}".encode("utf-8")).hexdigest()
+    return h
+
+
+class ExtractionCache:
+    """``get`` / ``put`` first-pass results ((Extraction, sentence spans)) by text."""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / f"extractions-{PIPELINE_VERSION}.sqlite"
+        self.db = sqlite3.connect(self.path)
+        self.db.execute("CREATE TABLE IF NOT EXISTS extraction (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self.hits = self.misses = 0
+
+    def get_many(self, keys: list[str]) -> dict[str, tuple[Extraction, list]]:
+        out = {}
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            q = f"SELECT key, value FROM extraction WHERE key IN ({','.join('?' * len(chunk))})"
+            for k, v in self.db.execute(q, chunk):
+                d = json.loads(v)
+                out[k] = (Extraction.from_dict(d["extraction"]), [tuple(s) for s in d["sents"]])
+        self.hits += len(out)
+        self.misses += len(keys) - len(out)
+        return out
+
+    def put_many(self, items: dict[str, tuple[Extraction, list]]) -> None:
+        rows = [(k, json.dumps({"extraction": ex.to_dict(), "sents": sents}, ensure_ascii=False))
+                for k, (ex, sents) in items.items()]
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO extraction (key, value) VALUES (?, ?)", rows)
+
+    def close(self) -> None:
+        self.db.close()
