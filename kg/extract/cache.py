@@ -1,6 +1,7 @@
-"""A cache of first-pass extractions, keyed by the text's content hash and the
-pipeline version: rebuilding after adding records re-reads only the new ones,
-and a new pipeline version never sees an old result.
+"""A cache of first-pass extractions, keyed by the text's content hash, the
+pipeline version and a fingerprint of the extraction code and lexicons:
+rebuilding after adding records re-reads only the new ones, and a changed
+pipeline never sees an old result.
 
 SQLite (stdlib), one row a text, JSON values; safe for one writer at a time.
 """
@@ -10,6 +11,7 @@ import hashlib
 import json
 import os
 import sqlite3
+from functools import lru_cache
 from pathlib import Path
 
 from ..model import Extraction
@@ -21,9 +23,20 @@ def default_cache_dir() -> Path:
     return Path(base) / "abstract-kg"
 
 
+@lru_cache(maxsize=1)
+def fingerprint() -> str:
+    """A hash of the extraction code and its resources: any change to a rule or a
+    lexicon gives new keys, even when nobody bumped PIPELINE_VERSION."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256(PIPELINE_VERSION.encode())
+    for folder, pattern in (("extract", "*.py"), ("resources", "*.txt")):
+        for path in sorted((root / folder).glob(pattern)):
+            h.update(path.name.encode() + b"\x00" + path.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def text_key(text: str, title_len: int) -> str:
-    h = hashlib.sha256(f"{PIPELINE_VERSION}\x00{title_len}\x00{text}".encode("utf-8")).hexdigest()
-    return h
+    return hashlib.sha256(f"{fingerprint()}\x00{title_len}\x00{text}".encode("utf-8")).hexdigest()
 
 
 class ExtractionCache:
@@ -32,7 +45,7 @@ class ExtractionCache:
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.path = self.folder / f"extractions-{PIPELINE_VERSION}.sqlite"
+        self.path = self.folder / f"extractions-{PIPELINE_VERSION}-{fingerprint()}.sqlite"
         self.db = sqlite3.connect(self.path)
         self.db.execute("CREATE TABLE IF NOT EXISTS extraction (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         self.hits = self.misses = 0

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Scale benchmark: corpus sizes N (default 1k, 10k, 100k), measured in one run.
+
+    python scripts/bench.py [--sizes 1000 10000 100000] [--ratio-size 20000] [--md scripts/benchmarks.md]
+
+Per N: extraction rate (one process) and its ratio to `spacy.blank("en")`
+tokenization of the same texts; full `kg build` wall time (a fresh process,
+no cache) with its stage breakdown and peak RSS; output sizes; named-query
+latency (median, p95) on the Oxigraph store and, up to 10k, on rdflib's
+in-memory store of the same triples (as a ratio); `--workers 2` extraction
+speed-up; the rebuild after adding 1% new abstracts (with the extraction
+cache) as a share of the full build. Then growth 10k -> 100k and, at
+--ratio-size, full build over bare tokenization. Writes a markdown table.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+PY = sys.executable
+
+NAMED = [("methods-for-task", {"task": "image classification"}), ("papers-using-dataset", {"dataset": "CIFAR-10"}),
+         ("top-datasets", {}), ("top-tasks", {}), ("proposed-methods-with-code", {}),
+         ("aliases", {"name": "ResNet-50"}), ("evidence", {"name": "MNIST"}), ("venue-statistics", {}),
+         ("datasets-for-method", {"method": "Adam"})]
+
+
+def corpus(n: int) -> Path:
+    path = ROOT / "bench-data" / f"corpus-{n}.jsonl"
+    if not path.is_file():
+        subprocess.run([PY, str(ROOT / "scripts" / "make_corpus.py"), str(n), "-o", str(path)], check=True)
+    return path
+
+
+def head(src: Path, n: int, dst: Path) -> Path:
+    with src.open(encoding="utf-8") as fin, dst.open("w", encoding="utf-8") as fout:
+        for i, line in enumerate(fin):
+            if i >= n:
+                break
+            fout.write(line)
+    return dst
+
+
+def child_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, float]:
+    """Wall time, stage seconds (from the build's log) and the child's peak RSS (MB)."""
+    code = ("import resource, sys, runpy; sys.argv = ['kg'] + sys.argv[1:]; "
+            "from kg.cli import main; rc = main(sys.argv[1:]); "
+            "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(rc)")
+    t = time.perf_counter()
+    r = subprocess.run([PY, "-c", code, "build", *map(str, inputs), "--out", str(out), *extra],
+                       capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if r.returncode != 0:
+        raise SystemExit(f"kg build failed:\n{r.stderr[-2000:]}")
+    stages = {}
+    for name in ("ingest", "extract", "resolve", "write"):
+        m = re.search(rf"^{name}\s.*?([\d.]+)s$", r.stderr, re.M)
+        if m:
+            stages[name] = float(m.group(1))
+    m = re.search(r"write .*\((\d+) triples; (.*)\)", r.stderr)
+    if m:
+        for part in m.group(2).split(", "):
+            k, v = part.split()
+            stages[f"write:{k}"] = float(v.rstrip("s"))
+        stages["triples"] = int(m.group(1))
+    rss = int(re.search(r"PEAK_RSS_KB (\d+)", r.stderr).group(1)) / 1024
+    return wall, stages, rss
+
+
+def extraction_rates(path: Path, limit: int | None = None) -> tuple[float, float, float, float]:
+    """(abstracts/s one process, abstracts/s two workers, tokenization abstracts/s, n)."""
+    import spacy
+
+    from kg.extract import extract_records, make_nlp
+    from kg.ingest import read_records
+
+    records = read_records([path])[:limit]
+    texts = [r.abstract for r in records]
+    blank = spacy.blank("en")
+    t = time.perf_counter()
+    for x in texts:
+        blank.make_doc(x)
+    t_tok = time.perf_counter() - t
+    nlp = make_nlp()
+    list(extract_records(records[:20], nlp=nlp))
+    t = time.perf_counter()
+    list(extract_records(records, nlp=nlp))
+    t1 = time.perf_counter() - t
+    t = time.perf_counter()
+    list(extract_records(records, nlp=nlp, workers=2))
+    t2 = time.perf_counter() - t
+    n = len(records)
+    return n / t1, n / t2, n / t_tok, n
+
+
+def query_latency(out: Path, with_rdflib: bool) -> tuple[float, float, float | None]:
+    from kg.named import get_named
+    from kg.store import open_store, run_query
+
+    store = open_store(out)
+    times = []
+    for _ in range(3):
+        for name, binds in NAMED:
+            t = time.perf_counter()
+            list(run_query(store, get_named(name).text, binds))
+            times.append(time.perf_counter() - t)
+    times.sort()
+    med, p95 = statistics.median(times), times[int(0.95 * (len(times) - 1))]
+    ratio = None
+    if with_rdflib:
+        from rdflib import Graph, Literal
+
+        g = Graph().parse(out / "graph.nt", format="nt")
+        rtimes = []
+        for name, binds in NAMED:
+            t = time.perf_counter()
+            list(g.query(get_named(name).text, initBindings={k: Literal(v) for k, v in binds.items()}))
+            rtimes.append(time.perf_counter() - t)
+        ratio = statistics.median(rtimes) / statistics.median(times[: len(NAMED)] or [1e-9])
+    return med, p95, ratio
+
+
+def size_mb(out: Path) -> dict:
+    sizes = {p.name: p.stat().st_size / 1e6 for p in out.iterdir() if p.is_file()}
+    sizes["store/"] = sum(p.stat().st_size for p in (out / "store").rglob("*") if p.is_file()) / 1e6
+    return sizes
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    ap.add_argument("--ratio-size", type=int, default=20000)
+    ap.add_argument("--md", type=Path, default=ROOT / "scripts" / "benchmarks.md")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="kg-bench-"))
+    rows = []
+    results = {}
+    for n in sorted(args.sizes):
+        path = corpus(n)
+        print(f"== N = {n:,}", flush=True)
+        one, two, tok, _ = extraction_rates(path, limit=min(n, 20000))
+        out = tmp / f"out-{n}"
+        wall, stages, rss = kg_build([path], out, "--no-cache", "--workers", "2", "-q")
+        sizes = size_mb(out)
+        med, p95, ratio = query_latency(out, with_rdflib=n <= 10000)
+        # incremental: build the first 99% with a cache, then all of it
+        cache = tmp / f"cache-{n}"
+        n99 = head(path, n - max(1, n // 100), tmp / f"c99-{n}.jsonl")
+        kg_build([n99], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2", "-q")
+        inc_wall, _, _ = kg_build([path], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2", "-q")
+        results[n] = dict(one=one, two=two, tok=tok, wall=wall, stages=stages, rss=rss, sizes=sizes, med=med, p95=p95,
+                          ratio=ratio, inc=inc_wall)
+        print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in results[n].items()
+                          if k not in ("sizes",)}, default=str), flush=True)
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(tmp / f"inc-{n}", ignore_errors=True)
+        rows.append(n)
+    # full build over bare tokenization at ratio-size
+    rpath = head(corpus(max(args.sizes + [args.ratio_size])), args.ratio_size, tmp / "ratio.jsonl") \
+        if args.ratio_size not in args.sizes else corpus(args.ratio_size)
+    import spacy
+
+    from kg.ingest import read_records
+
+    texts = [r.abstract for r in read_records([rpath])]
+    blank = spacy.blank("en")
+    t = time.perf_counter()
+    for x in texts:
+        blank.make_doc(x)
+    t_tok = time.perf_counter() - t
+    r_wall, _, _ = kg_build([rpath], tmp / "ratio-out", "--no-cache", "--workers", "2", "-q")
+    r_wall1, _, _ = kg_build([rpath], tmp / "ratio-out1", "--no-cache", "-q")
+    lines = ["# abstract-kg scale benchmark", "",
+             f"Machine: {resource.getpagesize()} B pages, 2 cores; `python scripts/bench.py --sizes {' '.join(map(str, args.sizes))}`.",
+             "Synthetic corpora from `scripts/make_corpus.py` (real sentences recombined, new names growing with N).", "",
+             "| N | extract/s (1 proc) | ratio to tokenization | extract x2 workers | full build (2 workers) | peak RSS | "
+             "triples | stage breakdown | outputs | SPARQL median / p95 | rdflib / Oxigraph | +1% rebuild |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for n in rows:
+        r = results[n]
+        st = r["stages"]
+        breakdown = ", ".join(f"{k} {v:.1f}s" for k, v in st.items() if k != "triples")
+        total_mb = sum(r["sizes"].values())
+        lines.append(
+            f"| {n:,} | {r['one']:.0f} | {r['tok'] / r['one']:.1f}x | {r['two'] / r['one']:.2f}x | {r['wall']:.1f} s | "
+            f"{r['rss']:.0f} MB | {st.get('triples', 0):,} | {breakdown} | {total_mb:.0f} MB | "
+            f"{r['med'] * 1000:.1f} / {r['p95'] * 1000:.1f} ms | "
+            f"{'%.1fx' % r['ratio'] if r['ratio'] else 'n/a'} | {r['inc']:.1f} s ({100 * r['inc'] / r['wall']:.0f}%) |")
+    lines.append("")
+    if 10000 in results and 100000 in results:
+        lines.append(f"Growth 10k -> 100k (full build): {results[100000]['wall'] / results[10000]['wall']:.1f}x.")
+    lines.append(f"Full build of {args.ratio_size:,} abstracts over bare tokenization: "
+                 f"{r_wall / t_tok:.1f}x with 2 workers, {r_wall1 / t_tok:.1f}x with one "
+                 f"(tokenization {t_tok:.2f} s, builds {r_wall:.1f} s / {r_wall1:.1f} s).")
+    args.md.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
