@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Iterator
 
 from ..model import Extraction, Record
@@ -23,13 +24,25 @@ def _text_of(rec: Record) -> tuple[str, int]:
     return rec.abstract, 0
 
 
+_LONG_RUN = re.compile(r"\S{%d,}" % 200)
+
+
+def tokenizer_safe(text: str) -> str:
+    """``text`` with the same length, long runs without spaces broken every 100
+    characters: spaCy's affix splitting is quadratic in the length of one
+    token ("((((...))))" x 5,000), and no name is 200 characters long."""
+    if not _LONG_RUN.search(text):
+        return text
+    return _LONG_RUN.sub(lambda m: "".join(c if i % 100 else " " for i, c in enumerate(m.group(0), 1)), text)
+
+
 def _first_pass(items: list[tuple[str, int]], batch_size: int = 64, nlp=None) -> list[tuple[Extraction, list]]:
     """spaCy over (text, title length) items: the per-text extraction and sentence spans."""
     nlp = nlp or get_nlp()
 
     def gen():
         for text, tlen in items:
-            doc = nlp.make_doc(text)
+            doc = nlp.make_doc(tokenizer_safe(text))
             doc._.kg_title_len = tlen
             yield doc
 

@@ -9,6 +9,7 @@ method gets one role: proposed or used, never both.
 """
 from __future__ import annotations
 
+import bisect
 import re
 
 from spacy.tokens import Doc
@@ -16,16 +17,12 @@ from spacy.tokens import Doc
 from ..model import DocEntity, Extraction, Mention
 from .._unionfind import UnionFind
 from ..text import compact_key
-from .components import sentences
+from .components import Taken, doc_text, sentences
 
 #: Span groups in priority order, with the role they give a method.
 GROUPS = (("kg_proposed", "proposed"), ("kg_defined", "used"), ("kg_tasks", "used"), ("kg_gazetteer", "used"),
           ("kg_cues", "used"))
 _TYPE_ORDER = {"Method": 0, "Dataset": 1, "Task": 2}
-
-
-def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
-    return any(start < e and s < end for s, e in taken)
 
 
 def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extraction:
@@ -36,15 +33,16 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     get ``source`` suffixed with ``@title`` and offsets into the title.
     """
     picked: list[tuple[int, int, str, str, str, str]] = []  # start, end, text, type, role, source
-    taken: list[tuple[int, int]] = []
+    full = doc_text(doc)
+    taken = Taken(len(full))
     canon: dict[str, str] = {}  # key -> canonical name given by a lexicon or a task rule
     uf = UnionFind()
     for group, role in GROUPS:
         for span in doc.spans.get(group, []):
             s, e = span.start_char, span.end_char
-            if _overlaps(s, e, taken):
+            if taken.overlaps(s, e):
                 continue
-            taken.append((s, e))
+            taken.add(s, e)
             picked.append((s, e, span.text, span.label_, role if span.label_ == "Method" else "", group))
             if span.kb_id_:
                 kb = "kb:" + span.label_ + ":" + compact_key(span.kb_id_)
@@ -61,10 +59,10 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
         if lk in types or sk in types:
             type_ = types.get(lk) or types.get(sk)
             for span, k in ((long, lk), (short, sk)):
-                if k not in types and not _overlaps(span.start_char, span.end_char, taken):
+                if k not in types and not taken.overlaps(span.start_char, span.end_char):
                     role = next((p[4] for p in picked if compact_key(p[2]) in (lk, sk)), "")
                     picked.append((span.start_char, span.end_char, span.text, type_, role, "kg_abbreviations"))
-                    taken.append((span.start_char, span.end_char))
+                    taken.add(span.start_char, span.end_char)
                     types[k] = type_
             uf.union(lk, sk)
 
@@ -74,20 +72,19 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
         if len(form) < 2:
             continue
         flags = 0 if any(c.isupper() for c in form) else re.IGNORECASE
-        for m in re.finditer(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])", doc.text, flags):
-            if not _overlaps(m.start(), m.end(), taken):
+        for m in re.finditer(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])", full, flags):
+            if not taken.overlaps(m.start(), m.end()):
                 src = next(p for p in picked if p[2] == form)
                 picked.append((m.start(), m.end(), m.group(0), src[3], src[4], "kg_recur"))
-                taken.append((m.start(), m.end()))
+                taken.add(m.start(), m.end())
 
     picked.sort()
-    sents = [(sent.start_char, sent.end_char, sent.text) for sent in sentences(doc)]
+    sents = [(sent.start_char, sent.end_char) for sent in sentences(doc)]
+    sent_starts = [s for s, _ in sents]
 
     def sentence_of(start: int) -> str:
-        for s, e, text in sents:
-            if s <= start < e:
-                return text
-        return ""
+        k = bisect.bisect_right(sent_starts, start) - 1
+        return full[sents[k][0]:sents[k][1]] if k >= 0 and start < sents[k][1] else ""
 
     def mention(s, e, text, type_, role, source) -> Mention:
         in_title = s < title_len
@@ -122,7 +119,7 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     for s, e, url in doc._.kg_github or []:
         if url not in github:
             github.append(url)
-        gh_mentions.append(mention(s, e, doc.text[s:e], "CodeRepository", "", "kg_github"))
+        gh_mentions.append(mention(s, e, full[s:e], "CodeRepository", "", "kg_github"))
 
     all_mentions = sorted([m for ent in entities for m in ent.mentions] + gh_mentions,
                           key=lambda m: (m.source.endswith("@title") is False, m.start, m.end))

@@ -68,6 +68,27 @@ def sent_bounds(doc: Doc) -> tuple[list[int], list[int]]:
     return cached
 
 
+def doc_text(doc: Doc) -> str:
+    """``doc.text``, computed once (spaCy joins every token on each access)."""
+    cached = doc.user_data.get("kg_text")
+    if cached is None:
+        cached = doc.user_data["kg_text"] = doc.text
+    return cached
+
+
+class Taken:
+    """Character ranges already claimed by a span: O(length) checks, not O(spans)."""
+
+    def __init__(self, n: int):
+        self.mask = bytearray(n)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        return any(self.mask[start:end])
+
+    def add(self, start: int, end: int) -> None:
+        self.mask[start:end] = b"\x01" * (end - start)
+
+
 def sentences(doc: Doc) -> list[Span]:
     """The sentences of ``doc`` as spans (computed once per doc)."""
     cached = doc.user_data.get("kg_sentences")
@@ -98,7 +119,7 @@ class GithubFinder(MatchComponent):
     """Find GitHub repository URLs, also inside ``\\url{...}``; normalize them."""
 
     def match(self, doc: Doc) -> list[tuple[int, int, str]]:
-        return find_github(doc.text)
+        return find_github(doc_text(doc))
 
     def set_annotations(self, doc: Doc, found: list[tuple[int, int, str]]) -> None:
         doc._.kg_github = found

@@ -24,6 +24,7 @@ def make_nlp() -> Language:
     names are the unit of extraction.
     """
     nlp = spacy.blank("en")
+    nlp.max_length = 50_000_000  # no parser or NER: memory stays linear in the text
     # Keep hyphenated names whole: "FSL-Net", "layer-wise", "Llama-3-8B".
     infixes = [p.replace("[+\\-\\*^]", "[+\\*^]") for p in nlp.Defaults.infixes if HYPHENS not in p]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer

@@ -10,11 +10,13 @@ capitals or digits, at least 3 characters) and multi-word expansions.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Iterator
 
 from ..model import DocEntity, Extraction, Mention
 from ..text import compact_key
+from .components import Taken
 from .proposals import is_name_like
 
 _SOURCE = "kg_corpus"
@@ -89,17 +91,22 @@ def propagate(extraction: Extraction, text: str, lexicon: dict, pattern: "Finder
     if pattern is None:
         return extraction
     known = {compact_key(f) for e in extraction.entities for f in (e.name, *e.aliases)}
-    taken = [(m.start, m.end) for m in extraction.mentions if not m.source.endswith("@title")]
+    taken = Taken(len(text))
+    for m in extraction.mentions:
+        if not m.source.endswith("@title"):
+            taken.add(m.start, m.end)
     found: dict[tuple, list[Mention]] = {}
+    starts = [s for s, _ in sents]
     for start, end, form in pattern.finditer(text):
         type_, forms = lexicon[form]
-        if compact_key(form) in known or any(start < e and s < end for s, e in taken):
+        if compact_key(form) in known or taken.overlaps(start, end):
             continue
-        sentence = next((text[s:e] for s, e in sents if s <= start < e), "")
+        k = bisect.bisect_right(starts, start) - 1
+        sentence = text[sents[k][0]:sents[k][1]] if k >= 0 and start < sents[k][1] else ""
         role = "used" if type_ == "Method" else ""
         found.setdefault((type_, forms), []).append(
             Mention(text=form, type=type_, start=start, end=end, role=role, source=_SOURCE, sentence=sentence))
-        taken.append((start, end))
+        taken.add(start, end)
     if not found:
         return extraction
     new = []

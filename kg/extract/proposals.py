@@ -16,11 +16,13 @@ Sets ``doc.spans["kg_proposed"]`` (label ``Method``).
 """
 from __future__ import annotations
 
+import re
+
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import DATASET_HEADS, MatchComponent, defined_shorts, defined_type, sent_start, sentences
+from .components import DATASET_HEADS, MatchComponent, doc_text, defined_shorts, defined_type, sent_start, sentences
 from .lexicon import lookup
 
 #: Acronyms of fields and generic families: never a paper's own method name.
@@ -103,9 +105,19 @@ def _used_before(doc: Doc, span: Span) -> bool:
     """Whether the abstract used this term before the sentence that holds ``span``: then it is
     not the paper's new name ("Active Feature Acquisition is ..." then "we propose an AFA
     framework"). The title does not count."""
-    start = doc._.kg_title_len or 0
-    before = doc.text[start:doc[sent_start(span[0])].idx].lower()
-    return f" {span.text.lower()} " in " " + " ".join(before.replace("(", " ").replace(")", " ").split()) + " "
+    return _first_use(doc, span.text) < doc[sent_start(span[0])].idx
+
+
+def _first_use(doc: Doc, term: str) -> int:
+    """Char index of the first word-bounded, case-insensitive use of ``term`` after the
+    title (cached per doc), or the text length."""
+    cache = doc.user_data.setdefault("kg_first_use", {})
+    key = term.lower()
+    if key not in cache:
+        text = doc_text(doc)
+        m = re.compile(r"(?<![\w-])" + re.escape(key) + r"(?![\w-])", re.IGNORECASE).search(text, doc._.kg_title_len or 0)
+        cache[key] = m.start() if m else len(text)
+    return cache[key]
 
 
 class ProposalFinder(MatchComponent):
@@ -153,7 +165,7 @@ class ProposalFinder(MatchComponent):
             span = doc[names[0].i:names[0].i + 1]  # "STAMP Your Content: ..." names STAMP
         elif not names:
             # A plain word ("Position: ...", "Salvage: ...") is a name only if the abstract uses it as one.
-            abstract = doc.text[title_len:]
+            abstract = doc_text(doc)[title_len:]
             if len(span) != 1 or not is_title_word(span.text) or f" {span.text}" not in f" {abstract}":
                 return []
         if lookup(span.text) or span.text.lower() in GENERIC_ACRONYMS:
