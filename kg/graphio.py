@@ -24,17 +24,27 @@ def _mention(m: Mention) -> dict:
     return dataclasses.asdict(m)
 
 
+def write_graph_json(G: nx.MultiDiGraph, fh) -> None:
+    """Stream the node-link JSON of ``G`` to a text file, one node or link a line."""
+    fh.write('{"directed": true, "format": ' + json.dumps(FORMAT) + ', "multigraph": true,\n"nodes": [')
+    for i, (n, d) in enumerate(sorted(G.nodes(data=True))):
+        fh.write(("\n" if i == 0 else ",\n") + json.dumps({"id": n, **d}, ensure_ascii=False, sort_keys=True))
+    fh.write('],\n"links": [')
+    for i, (u, v, k, d) in enumerate(sorted(G.edges(keys=True, data=True), key=lambda e: e[:3])):
+        link = {"source": u, "target": v, "key": k}
+        for name, value in d.items():
+            link[name] = [_mention(m) for m in value] if name == "mentions" else value
+        fh.write(("\n" if i == 0 else ",\n") + json.dumps(link, ensure_ascii=False, sort_keys=True))
+    fh.write("]}\n")
+
+
 def graph_to_json(G: nx.MultiDiGraph) -> str:
     """Deterministic node-link JSON of ``G`` (mentions as objects)."""
-    nodes = [{"id": n, **{k: v for k, v in sorted(d.items())}} for n, d in sorted(G.nodes(data=True))]
-    links = []
-    for u, v, k, d in sorted(G.edges(keys=True, data=True), key=lambda e: e[:3]):
-        link = {"source": u, "target": v, "key": k}
-        for name, value in sorted(d.items()):
-            link[name] = [_mention(m) for m in value] if name == "mentions" else value
-        links.append(link)
-    data = {"format": FORMAT, "directed": True, "multigraph": True, "nodes": nodes, "links": links}
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=0) + "\n"
+    import io
+
+    buf = io.StringIO()
+    write_graph_json(G, buf)
+    return buf.getvalue()
 
 
 def graph_from_json(text: str) -> nx.MultiDiGraph:

@@ -22,7 +22,7 @@ from .model import Extraction
 from .namespace import DEFAULT_BASE
 from .rdf import jsonld_context, write_jsonld, write_ntriples, write_turtle
 from .store import STORE_DIR, write_store
-from .graphio import graph_to_json, records_to_jsonl
+from .graphio import records_to_jsonl, write_graph_json
 from .views import VIEWS
 from .viz import build_view, render_html
 
@@ -101,10 +101,15 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         lap("rdf")
         write_store(tmp / "graph.nt", tmp / STORE_DIR)
         lap("store")
-        (tmp / "extractions.jsonl").write_text(extractions_jsonl(extractions), encoding="utf-8")
-        (tmp / "graph.json").write_text(graph_to_json(G), encoding="utf-8")
+        with open(tmp / "extractions.jsonl", "w", encoding="utf-8", newline="\n") as fh:
+            for e in extractions:
+                fh.write(json.dumps(e.to_json(), ensure_ascii=False) + "\n")
+        with open(tmp / "graph.json", "w", encoding="utf-8", newline="\n") as fh:
+            write_graph_json(G, fh)
         if records:
-            (tmp / "records.jsonl").write_text(records_to_jsonl(records), encoding="utf-8")
+            with open(tmp / "records.jsonl", "w", encoding="utf-8", newline="\n") as fh:
+                for r in records:
+                    fh.write(records_to_jsonl([r]))
         stats = graph_stats(G, n_records)
         stats["triples"] = n_triples
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")

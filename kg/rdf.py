@@ -36,6 +36,9 @@ CLASS = {t: str(KG[t]) for t in ("Paper", "Method", "Task", "Dataset", "CodeRepo
 PREDICATE = {k: str(KG[k]) for k in ("proposes", "usesMethod", "addressesTask", "usesDataset", "hasCode",
                                       "publishedIn", "appliedTo", "evaluatedOn")}
 _VENUE = re.compile(r"^(.*\S)\s+((?:19|20)\d{2})$")
+#: Evidence spans written to RDF per statement (the first ones in the text; all of
+#: them stay in extractions.jsonl and graph.json). Enough to answer "why?".
+MENTIONS_PER_STATEMENT = 3
 _BAD_IRI = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 
 # A term is ("iri", value) or ("lit", value, datatype IRI or None).
@@ -96,7 +99,7 @@ def statements(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> Iterator[tuple[s
         mentions = []
         for _, v, key, ed in sorted(G.out_edges(n, keys=True, data=True), key=lambda e: (e[2], e[1])):
             po.append((PREDICATE[key], iri(base + v)))
-            for m in ed.get("mentions", []):
+            for m in ed.get("mentions", [])[:MENTIONS_PER_STATEMENT]:
                 mid = base + mention_id(n, m)
                 po.append((str(KG.hasMention), iri(mid)))
                 mentions.append((mid, key, v, m))

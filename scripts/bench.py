@@ -155,14 +155,14 @@ def main() -> int:
         print(f"== N = {n:,}", flush=True)
         one, two, tok, _ = extraction_rates(path, limit=min(n, 20000))
         out = tmp / f"out-{n}"
-        wall, stages, rss = kg_build([path], out, "--no-cache", "--workers", "2", "-q")
+        wall, stages, rss = kg_build([path], out, "--no-cache", "--workers", "2")
         sizes = size_mb(out)
         med, p95, ratio = query_latency(out, with_rdflib=n <= 10000)
         # incremental: build the first 99% with a cache, then all of it
         cache = tmp / f"cache-{n}"
         n99 = head(path, n - max(1, n // 100), tmp / f"c99-{n}.jsonl")
-        kg_build([n99], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2", "-q")
-        inc_wall, _, _ = kg_build([path], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2", "-q")
+        kg_build([n99], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
+        inc_wall, _, _ = kg_build([path], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
         results[n] = dict(one=one, two=two, tok=tok, wall=wall, stages=stages, rss=rss, sizes=sizes, med=med, p95=p95,
                           ratio=ratio, inc=inc_wall)
         print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in results[n].items()
@@ -183,8 +183,8 @@ def main() -> int:
     for x in texts:
         blank.make_doc(x)
     t_tok = time.perf_counter() - t
-    r_wall, _, _ = kg_build([rpath], tmp / "ratio-out", "--no-cache", "--workers", "2", "-q")
-    r_wall1, _, _ = kg_build([rpath], tmp / "ratio-out1", "--no-cache", "-q")
+    r_wall, _, _ = kg_build([rpath], tmp / "ratio-out", "--no-cache", "--workers", "2")
+    r_wall1, _, _ = kg_build([rpath], tmp / "ratio-out1", "--no-cache")
     lines = ["# abstract-kg scale benchmark", "",
              f"Machine: {resource.getpagesize()} B pages, 2 cores; `python scripts/bench.py --sizes {' '.join(map(str, args.sizes))}`.",
              "Synthetic corpora from `scripts/make_corpus.py` (real sentences recombined, new names growing with N).", "",
