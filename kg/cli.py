@@ -36,6 +36,10 @@ def _progress(args, stage: str):
     return report
 
 
+def _warn(message: str) -> None:
+    print(f"kg: warning: {message}", file=sys.stderr, flush=True)
+
+
 def _inputs(paths: list[str]):
     from .ingest import sample_paths
 
@@ -51,7 +55,7 @@ def cmd_build(args) -> int:
 
     t0 = time.perf_counter()
     sources = _inputs(args.inputs)
-    records = read_records(sources)
+    records = read_records(sources, skip_invalid=args.skip_invalid, report=_warn)
     _log(args, f"ingest   {len(records)} records from {len(sources)} file(s)  {time.perf_counter() - t0:.2f}s")
     t = time.perf_counter()
     cache = None
@@ -84,7 +88,7 @@ def cmd_extract(args) -> int:
     from .extract import extract_records
     from .ingest import read_records
 
-    records = read_records(_inputs(args.inputs))
+    records = read_records(_inputs(args.inputs), skip_invalid=args.skip_invalid, report=_warn)
     text = extractions_jsonl(extract_records(records))
     if args.output in (None, "-"):
         sys.stdout.write(text)
@@ -226,12 +230,14 @@ def make_parser() -> argparse.ArgumentParser:
     b.add_argument("--workers", "-j", type=int, default=1, help="extraction processes (default: 1)")
     b.add_argument("--cache", help="extraction cache folder (default: ~/.cache/abstract-kg)")
     b.add_argument("--no-cache", action="store_true", help="neither read nor write the extraction cache")
+    b.add_argument("--skip-invalid", action="store_true", help="report bad records and skip them (default: stop)")
     b.add_argument("--quiet", "-q", action="store_true")
     b.set_defaults(func=cmd_build)
 
     e = sub.add_parser("extract", help="extract entities, one JSON object a record (JSON Lines)")
     e.add_argument("inputs", nargs="*")
     e.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
+    e.add_argument("--skip-invalid", action="store_true", help="report bad records and skip them (default: stop)")
     e.add_argument("--quiet", "-q", action="store_true")
     e.set_defaults(func=cmd_extract)
 

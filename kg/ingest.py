@@ -61,7 +61,23 @@ def parse_venue(text: str) -> tuple[str | None, int | None]:
     return f"{m.group(1)} {m.group(2)}", int(m.group(2))
 
 
-def _read_text(path: Path) -> str:
+def _utf8_ok(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _cp1252_ok(data: bytes) -> bool:
+    try:
+        data.decode("cp1252")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _read_text(path: Path, encoding_fallback=None) -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -70,13 +86,25 @@ def _read_text(path: Path) -> str:
         raise InputError(path, "is a directory, not a file") from None
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    if b"\x00" in data[:8192]:
-        raise InputError(path, "looks binary (NUL bytes), not a text file of abstracts")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError(path, f"not valid UTF-8 (byte {exc.start})", line) from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise InputError(path, "starts like UTF-16 but does not decode as UTF-16") from None
+    else:
+        head = data[:8192]
+        controls = sum(head.count(bytes([c])) for c in (*range(0, 9), *range(14, 32)))
+        if controls > len(head) // 10 or (b"\x00" in head and not _utf8_ok(data)):
+            raise InputError(path, "looks binary (control bytes), not a text file of abstracts")
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            if encoding_fallback is None:
+                line = data[: exc.start].count(b"\n") + 1
+                raise InputError(path, f"not valid UTF-8 (byte {exc.start})", line) from None
+            # Not UTF-8: the Windows-1252 superset of Latin-1 is what old exports use.
+            text = data.decode("cp1252", errors="strict") if _cp1252_ok(data) else data.decode("latin-1")
+            encoding_fallback(f"{path}: not UTF-8; read as {'cp1252' if _cp1252_ok(data) else 'latin-1'}")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise InputError(path, "is empty")
@@ -102,7 +130,7 @@ def _is_header(par: str) -> bool:
     return len(par) <= _HEADER_MAX and not re.search(r"[.!?]\s+\S", par)
 
 
-def read_seed_text(path: Path, text: str) -> list[Record]:
+def read_seed_text(path: Path, text: str, on_error=None) -> list[Record]:
     pars = list(_paragraphs(text))
     venue = year = None
     if pars and _is_header(pars[0][1]):
@@ -162,20 +190,27 @@ def record_from_mapping(obj, path: Path, index: int, line: int) -> Record:
     )
 
 
-def read_jsonl(path: Path, text: str) -> list[Record]:
+def read_jsonl(path: Path, text: str, on_error=None) -> list[Record]:
     out = []
+    index = 0
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"bad JSON: {exc.msg} (column {exc.colno})", lineno) from None
-        out.append(record_from_mapping(obj, path, len(out), lineno))
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, f"bad JSON: {exc.msg} (column {exc.colno})", lineno) from None
+            out.append(record_from_mapping(obj, path, index, lineno))
+        except InputError as exc:
+            if on_error is None:
+                raise
+            on_error(f"{exc} (skipped)")
+        index += 1
     return out
 
 
-def read_json(path: Path, text: str) -> list[Record]:
+def read_json(path: Path, text: str, on_error=None) -> list[Record]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -189,19 +224,34 @@ def read_json(path: Path, text: str) -> list[Record]:
             data = [data]
     if not isinstance(data, list):
         raise InputError(path, "expected a JSON array of records")
-    return [record_from_mapping(obj, path, i, 0) for i, obj in enumerate(data)]
+    out = []
+    for i, obj in enumerate(data):
+        try:
+            out.append(record_from_mapping(obj, path, i, 0))
+        except InputError as exc:
+            if on_error is None:
+                raise
+            on_error(f"{exc} (skipped)")
+    return out
 
 
-def read_csv(path: Path, text: str, delimiter: str = ",") -> list[Record]:
+def read_csv(path: Path, text: str, delimiter: str = ",", on_error=None) -> list[Record]:
     reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
     fields = [f.strip().lower() for f in (reader.fieldnames or [])]
     if "abstract" not in fields:
         raise InputError(path, "no 'abstract' column in the header row", 1)
     reader.fieldnames = fields
     out = []
+    index = 0
     try:
         for row in reader:
-            out.append(record_from_mapping(row, path, len(out), reader.line_num))
+            try:
+                out.append(record_from_mapping(row, path, index, reader.line_num))
+            except InputError as exc:
+                if on_error is None:
+                    raise
+                on_error(f"{exc} (skipped)")
+            index += 1
     except csv.Error as exc:
         raise InputError(path, f"bad CSV: {exc}", reader.line_num) from None
     return out
@@ -213,27 +263,69 @@ READERS = {
     ".ndjson": read_jsonl,
     ".json": read_json,
     ".csv": read_csv,
-    ".tsv": lambda p, t: read_csv(p, t, "\t"),
+    ".tsv": lambda p, t, on_error=None: read_csv(p, t, "\t", on_error),
 }
 
 
-def read_file(path: str | Path) -> list[Record]:
-    """All records of one file; raises :class:`InputError` on bad input."""
+def read_file(path: str | Path, skip_invalid: bool = False, report=None) -> list[Record]:
+    """All records of one file; raises :class:`InputError` on bad input.
+
+    With ``skip_invalid``, a bad record is reported (``report(message)``) and
+    skipped instead; a file that cannot be read at all still raises.
+    """
     path = Path(path)
     reader = READERS.get(path.suffix.lower())
     if reader is None:
         raise InputError(path, f"unknown input format {path.suffix!r} (use one of {', '.join(READERS)})")
-    return reader(path, _read_text(path))
+    text = _read_text(path, encoding_fallback=report or (lambda m: None))
+    if not skip_invalid:
+        return reader(path, text)
+    return reader(path, text, on_error=report or (lambda m: None))
 
 
-def read_records(sources: Iterable[str | Path | dict]) -> list[Record]:
-    """Records from paths and/or mappings (dicts given directly, e.g. from Python)."""
+def read_records(sources: Iterable[str | Path | dict], skip_invalid: bool = False, report=None) -> list[Record]:
+    """Records from paths and/or mappings (dicts given directly, e.g. from Python).
+
+    Records whose id was already used for a different abstract are reported
+    and kept under a suffixed id (``id~2``), so nothing is lost silently.
+    """
     out: list[Record] = []
     n_dicts = 0
     for src in sources:
         if isinstance(src, dict):
-            out.append(record_from_mapping(src, Path("<records>"), n_dicts, 0))
+            try:
+                out.append(record_from_mapping(src, Path("<records>"), n_dicts, 0))
+            except InputError as exc:
+                if not skip_invalid:
+                    raise
+                (report or (lambda m: None))(str(exc))
             n_dicts += 1
         else:
-            out.extend(read_file(src))
+            out.extend(read_file(src, skip_invalid=skip_invalid, report=report))
+    return _dedupe_ids(out, report)
+
+
+def _dedupe_ids(records: list[Record], report=None) -> list[Record]:
+    import dataclasses
+
+    seen: dict[str, Record] = {}
+    out = []
+    for r in records:
+        first = seen.get(r.doc)
+        if first is None:
+            seen[r.doc] = r
+            out.append(r)
+            continue
+        if " ".join(first.abstract.split()) == " ".join(r.abstract.split()):
+            out.append(r)  # the same record twice: one paper, both sources kept
+            continue
+        k = 2
+        while f"{r.doc}~{k}" in seen:
+            k += 1
+        new = dataclasses.replace(r, doc=f"{r.doc}~{k}")
+        if report:
+            report(f"{r.source}:{r.line}: id {r.doc!r} was already used for a different abstract "
+                   f"({first.source}:{first.line}); kept as {new.doc!r}")
+        seen[new.doc] = new
+        out.append(new)
     return out

@@ -85,6 +85,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 
     outdir = Path(outdir).resolve()
     outdir.parent.mkdir(parents=True, exist_ok=True)
+    recover(outdir)
     tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp-", dir=outdir.parent))
     umask = os.umask(0)
     os.umask(umask)
@@ -127,6 +128,21 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return stats
+
+
+def recover(outdir: Path) -> None:
+    """Undo what a killed build left next to ``outdir``: put back the previous
+    outputs if the kill fell between the two renames of the swap, and remove
+    half-written temporary folders. (Two builds into one folder at once are not
+    supported.)"""
+    parent = outdir.parent
+    for old in sorted(parent.glob(f".{outdir.name}.old-*")):
+        prev = old / "prev"
+        if prev.is_dir() and not outdir.exists():
+            os.rename(prev, outdir)
+        shutil.rmtree(old, ignore_errors=True)
+    for tmp in parent.glob(f".{outdir.name}.tmp-*"):
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _swap(new: Path, outdir: Path) -> None:

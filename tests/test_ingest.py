@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 import pytest
@@ -76,13 +77,51 @@ def test_missing_and_binary_files(tmp_path):
     with pytest.raises(InputError, match="no such file"):
         read_file(tmp_path / "nope.txt")
     b = tmp_path / "b.txt"
-    b.write_bytes(b"\x00\x01\x02abc")
+    b.write_bytes(bytes(range(256)) * 8)  # a binary blob, full of NULs
     with pytest.raises(InputError, match="binary"):
         read_file(b)
-    bad = tmp_path / "l1.txt"
-    bad.write_bytes("ok line\nbad \xff byte".encode("latin-1"))
-    with pytest.raises(InputError, match=r"l1.txt:2: not valid UTF-8"):
-        read_file(bad)
+
+
+ABSTRACT = "Café “naïve” résumé — we propose FooNet for image classification."
+
+
+@pytest.mark.parametrize("encoding,bom,eol", [
+    ("utf-8", b"", "\n"), ("utf-8", b"\xef\xbb\xbf", "\r\n"), ("cp1252", b"", "\r\n"), ("latin-1", b"", "\n"),
+    ("utf-16", b"", "\n"),
+])
+def test_encodings_read_to_the_same_text(tmp_path, encoding, bom, eol):
+    text = ABSTRACT if encoding != "latin-1" else ABSTRACT.replace("“", '"').replace("”", '"').replace("—", "-")
+    p = tmp_path / f"{encoding}.txt"
+    p.write_bytes(bom + ("ICML 2025 Papers" + eol + eol + text + eol).encode(encoding))
+    warnings = []
+    (rec,) = read_records([p], report=warnings.append)
+    assert rec.abstract == text and rec.venue == "ICML 2025"
+    assert bool(warnings) == (encoding in ("cp1252", "latin-1"))
+
+
+def test_control_characters_survive(tmp_path):
+    p = write(tmp_path / "c.jsonl", json.dumps({"id": "x", "abstract": "A\u0000B\u0007 \u200b\u202e emoji 😀 中文"}) + "\n")
+    (rec,) = read_file(p)
+    assert rec.abstract == "A\x00B\x07 \u200b\u202e emoji 😀 中文"
+
+
+def test_skip_invalid_reports_and_skips(tmp_path):
+    p = write(tmp_path / "mixed.jsonl", '{"id": "a", "abstract": "ok"}\n{oops\n{"id": "c"}\n{"id": "d", "abstract": "fine"}\n')
+    with pytest.raises(InputError, match="mixed.jsonl:2"):
+        read_records([p])
+    notes = []
+    recs = read_records([p], skip_invalid=True, report=notes.append)
+    assert [r.doc for r in recs] == ["a", "d"]
+    assert any("mixed.jsonl:2" in n for n in notes) and any("mixed.jsonl:3" in n for n in notes)
+
+
+def test_same_id_different_text_is_reported_and_kept(tmp_path):
+    p = write(tmp_path / "dup.jsonl", '{"id": "a", "abstract": "one"}\n{"id": "a", "abstract": "two"}\n'
+                                      '{"id": "a", "abstract": "one"}\n')
+    notes = []
+    recs = read_records([p], report=notes.append)
+    assert [r.doc for r in recs] == ["a", "a~2", "a"]
+    assert len(notes) == 1 and "dup.jsonl:2" in notes[0] and "dup.jsonl:1" in notes[0]
 
 
 def test_dict_records(tmp_path):

@@ -1,0 +1,116 @@
+"""Robustness: killed builds lose nothing; any text makes valid, stable RDF."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rdflib import Graph
+
+from kg.graph import build_graph
+from kg.ingest import read_records, sample_paths
+from kg.model import Record
+from kg.extract import extract_records
+from kg.outputs import recover
+from kg.rdf import to_jsonld, to_ntriples, to_turtle
+from kg.resolve import resolve
+from kg.text import iri_slug, norm_key
+
+
+def snapshot(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and "store" not in p.parts}
+
+
+def big_corpus(path: Path, n: int) -> Path:
+    base = read_records(sample_paths())
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            fh.write(json.dumps({"id": f"r{i}", "abstract": f"{base[i % len(base)].abstract} (Variant {i}.)"}) + "\n")
+    return path
+
+
+def kill_build(args, when, sig=signal.SIGKILL, timeout=120):
+    """Start `kg build`, wait until when() is true, send the signal."""
+    proc = subprocess.Popen([sys.executable, "-m", "kg.cli", "build", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    t = time.monotonic()
+    while not when() and proc.poll() is None and time.monotonic() - t < timeout:
+        time.sleep(0.01)
+    assert proc.poll() is None, "the build ended before it could be killed"
+    proc.send_signal(sig)
+    return proc.wait(timeout=60)
+
+
+@pytest.fixture()
+def previous(tmp_path):
+    out = tmp_path / "outputs"
+    small = big_corpus(tmp_path / "small.jsonl", 30)
+    subprocess.run([sys.executable, "-m", "kg.cli", "build", str(small), "--out", str(out), "-q", "--no-cache"],
+                   check=True)
+    return out, snapshot(out)
+
+
+def test_kill_9_during_a_30000_abstract_build_leaves_previous_outputs(tmp_path, previous):
+    out, before = previous
+    corpus = big_corpus(tmp_path / "big.jsonl", 30000)
+    started = time.monotonic()
+    kill_build([str(corpus), "--out", str(out), "--no-cache"], lambda: time.monotonic() - started > 4)
+    assert snapshot(out) == before
+    assert ox.Store.read_only(str(out / "store")).query("ASK { ?s ?p ?o }")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+def test_kill_while_writing_outputs_leaves_previous_outputs(tmp_path, previous, sig):
+    out, before = previous
+    corpus = big_corpus(tmp_path / "mid.jsonl", 600)
+    writing = lambda: any(p.name.startswith(".outputs.tmp-") for p in tmp_path.iterdir())  # noqa: E731
+    kill_build([str(corpus), "--out", str(out), "--no-cache"], writing, sig=sig)
+    recover(out)  # what the next build does first
+    assert snapshot(out) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".outputs.")]
+    assert ox.Store.read_only(str(out / "store")).query("ASK { ?s ?p ?o }")
+
+
+def test_recover_puts_back_outputs_moved_aside(tmp_path):
+    out = tmp_path / "outputs"
+    aside = tmp_path / ".outputs.old-x" / "prev"
+    aside.mkdir(parents=True)
+    (aside / "graph.ttl").write_text("x")
+    recover(out)
+    assert (out / "graph.ttl").read_text() == "x" and not (tmp_path / ".outputs.old-x").exists()
+
+
+# ------------------------------------------------------------------ any text gives valid RDF
+
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=120)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(abstract=TEXT, title=st.one_of(st.none(), TEXT), name=TEXT)
+def test_any_text_gives_valid_rdf_that_round_trips(abstract, title, name):
+    text = f"We propose {name} (ABC). {abstract} See https://github.com/a-b/c.d"
+    recs = [Record(doc=f"d\x00{name}", abstract=text, source="h", index=0, title=title, venue=f"{name} 2025")]
+    G = build_graph(resolve(recs, list(extract_records(recs))))
+    nt, ttl, jl = to_ntriples(G), to_turtle(G), to_jsonld(G)
+    g_nt = Graph().parse(data=nt, format="nt")
+    assert set(Graph().parse(data=ttl, format="turtle")) == set(g_nt)
+    assert set(Graph().parse(data=jl, format="json-ld")) == set(g_nt)
+    store = ox.Store()
+    store.load(nt.encode("utf-8"), format=ox.RdfFormat.N_TRIPLES)
+    store.load(ttl.encode("utf-8"), format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode("urn:ttl"))
+    assert len(store) == 2 * len(g_nt)
+    assert to_ntriples(G) == nt  # stable
+
+
+@given(TEXT)
+def test_any_name_gives_a_valid_stable_iri_segment(text):
+    slug = iri_slug(norm_key(text))
+    assert slug == iri_slug(norm_key(text)) and slug
+    assert all(c.isascii() and (c.isalnum() or c in "-%") for c in slug)
