@@ -128,3 +128,16 @@ def test_query_page_views_and_no_path_traversal(endpoint):
             s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
             reply = s.recv(200).decode("latin-1")
         assert reply.startswith("HTTP/1.1 404"), (path, reply)
+
+
+def test_twenty_concurrent_clients_get_answers(endpoint):
+    from concurrent.futures import ThreadPoolExecutor
+
+    q = urllib.parse.quote(COUNT)
+
+    def client(i):
+        return [get(f"{endpoint}/sparql?query={q}")[0] for _ in range(5)]
+
+    with ThreadPoolExecutor(20) as ex:
+        statuses = [s for batch in ex.map(client, range(20)) for s in batch]
+    assert statuses == [200] * 100
