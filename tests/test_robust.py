@@ -114,3 +114,30 @@ def test_any_name_gives_a_valid_stable_iri_segment(text):
     slug = iri_slug(norm_key(text))
     assert slug == iri_slug(norm_key(text)) and slug
     assert all(c.isascii() and (c.isalnum() or c in "-%") for c in slug)
+
+
+@pytest.mark.parametrize("name,text", [
+    ("2 MB abstract", "We propose FooNet for image classification on CIFAR-10. " * 36000),
+    ("200,000-character token", "We propose " + "A" * 200_000 + " for tasks."),
+    ("5,000 nested parentheses", "We propose X " + "(" * 5000 + "Y" + ")" * 5000 + " here."),
+    ("LaTeX", r"We propose \texttt{FooNet}$^{2}$ with $\mathbf{x}\in\mathbb{R}^d$, code at \url{https://github.com/a/b}. " * 200),
+])
+def test_pathological_text_is_extracted_in_bounded_time(name, text):
+    t = time.monotonic()
+    (ex,) = list(extract_records([Record(doc="p", abstract=text, source="t", index=0)]))
+    assert time.monotonic() - t < 30, name
+    assert all(text[m.start:m.end] == m.text or m.text.replace(" ", "") for m in ex.mentions)
+
+
+def test_odd_characters_survive_into_the_html_data(tmp_path):
+    import re as _re
+
+    from kg import KnowledgeGraph
+
+    abstract = "We propose Zed\u200bNet\u202e for image classification.\x00\x07 😀 中文 </script>"
+    kg = KnowledgeGraph.from_records([{"id": "x", "abstract": abstract}])
+    html = kg.to_html(tmp_path / "v.html").read_text(encoding="utf-8")
+    cards = json.loads(_re.search(r"var CARDS = (\{.*?\});\n", html).group(1))
+    (paper,) = [c for c in cards.values() if c["type"] == "Paper"]
+    assert paper["abstract"] == abstract
+    assert "</script>" not in html.split("var CARDS = ")[1].split(";\n")[0]

@@ -143,10 +143,15 @@ class TaskFinder(MatchComponent):
 
     def match(self, doc: Doc) -> list[Span]:
         gaz = list(doc.spans.get("kg_gazetteer", []))
-        other = [(s.start, s.end) for s in gaz if s.label_ != "Task"]
-        self._known_tasks = [(s.start, s.end) for s in gaz if s.label_ == "Task"]
-        cands = [(s, c) for s, c in self.candidates(doc)
-                 if not any(s.start < e and b < s.end for b, e in other)]
+        other = bytearray(len(doc))  # tokens inside a known method or dataset name
+        known: dict[int, int] = {}  # start -> end of known task names
+        for g in gaz:
+            if g.label_ == "Task":
+                known[g.start] = max(known.get(g.start, 0), g.end)
+            else:
+                other[g.start:g.end] = b"\x01" * (g.end - g.start)
+        self._known_tasks = known
+        cands = [(s, c) for s, c in self.candidates(doc) if not any(other[s.start:s.end])]
         counts: dict[str, int] = {}
         for _span, canonical in cands:
             counts[compact_key(canonical)] = counts.get(compact_key(canonical), 0) + 1
@@ -176,7 +181,8 @@ class TaskFinder(MatchComponent):
         nxt = doc[span.end].lower_ if span.end < len(doc) else ""
         if nxt in FOLLOWERS:
             return True
-        if any(span.start <= b and e <= span.end for b, e in getattr(self, "_known_tasks", ())):
+        known = getattr(self, "_known_tasks", {})
+        if any(known.get(k, span.end + 1) <= span.end for k in range(span.start, span.end)):
             return True  # a known task, refined by modifiers ("temporal knowledge graph completion")
         if self._subject(doc, span):
             return True
