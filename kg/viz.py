@@ -119,7 +119,7 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
         core = nx.Graph(H.to_undirected(as_view=True))
         venues = [n for n, d in H.nodes(data=True) if d["type"] == "Venue"]
         core.remove_nodes_from(venues)
-        pos = layout(core)
+        pos = layout(core, iterations=60 if core.number_of_nodes() <= 2000 else 35)
         for v in venues:
             pts = [pos[u] for u in H.predecessors(v) if u in pos] or [(0.0, 0.0)]
             pos[v] = (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
