@@ -127,3 +127,19 @@ def test_same_id_different_text_is_reported_and_kept(tmp_path):
 def test_dict_records(tmp_path):
     (r,) = read_records([{"abstract": "An abstract.", "id": "k"}])
     assert r.doc == "k" and Path(r.source).name == "<records>"
+
+
+def test_pmlr_page_and_bibtex(tmp_path):
+    md = write(tmp_path / "smith25a.md", '---\ntitle: "TinySeg: Segmentation on Phones"\nabstract: >-\n'
+               '  We propose TinySeg for semantic segmentation.\n  It runs on phones.\nsoftware: https://github.com/x/tinyseg\n'
+               'openreview: abc123\nbooktitle: Proceedings of ICML 2025\n---\n\nBody text.\n')
+    (r,) = read_file(md)
+    assert (r.doc, r.title, r.abstract) == ("smith25a", "TinySeg: Segmentation on Phones",
+                                            "We propose TinySeg for semantic segmentation. It runs on phones.")
+    assert r.code == ("https://github.com/x/tinyseg",) and r.year == 2025
+    bib = write(tmp_path / "refs.bib", '@comment{x}\n@inproceedings{doe2025,\n  title = {{QuillNet}: Fast Deblurring},\n'
+                '  abstract = "We propose QuillNet {for} image deblurring.",\n  year = 2025,\n  booktitle = {ICLR 2025}\n}\n'
+                '@article{noabs, title={No abstract here}}\n')
+    (b,) = read_file(bib)
+    assert (b.doc, b.title, b.abstract, b.venue, b.year, b.line) == (
+        "doe2025", "QuillNet: Fast Deblurring", "We propose QuillNet for image deblurring.", "ICLR 2025", 2025, 2)
