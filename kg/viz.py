@@ -39,6 +39,8 @@ EDGE_COLOR = {
 PHYSICS_LIMIT = 300
 #: Above this many nodes a view keeps the top nodes by degree and says so.
 NODE_BUDGET = 5000
+#: Above this many links a view keeps the heaviest ones and says so.
+EDGE_BUDGET = 20000
 
 
 def _safe_json(obj) -> str:
@@ -91,7 +93,7 @@ def _edge_title(key: str, d: dict) -> str:
 
 
 def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = None, depth: int = 2,
-               budget: int = NODE_BUDGET, title: str | None = None) -> Network:
+               budget: int = NODE_BUDGET, title: str | None = None, edge_budget: int | None = None) -> Network:
     """A pyvis ``Network`` of one view of ``G`` (see :mod:`kg.views`), or of the
     ego graph of ``focus`` (``depth`` hops).
 
@@ -104,13 +106,16 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     'x'
     """
     H = ego_graph(G, focus, depth) if focus is not None else view_graph(G, view)
+    edge_budget = edge_budget or EDGE_BUDGET
     note = ""
     if H.number_of_nodes() > budget:
-        keep = sorted(H.nodes, key=lambda n: (-H.degree(n), n))[:budget]
+        full_deg = dict(H.degree())
+        keep = sorted(H.nodes, key=lambda n: (-full_deg[n], n))[:budget]
         if focus is not None and focus not in keep:
             keep[-1] = focus
         note = f"Showing the {budget:,} best-connected of {H.number_of_nodes():,} nodes."
         H = H.subgraph(keep).copy()
+    deg = dict(H.degree())
     net = Network(height="100%", width="100%", directed=True, cdn_resources="in_line")
     big = H.number_of_nodes() > PHYSICS_LIMIT
     pos = {}
@@ -127,9 +132,8 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     for n in sorted(H.nodes):
         d = H.nodes[n]
         color, shape = STYLE.get(d["type"], ("#bab0ac", "dot"))
-        deg = H.degree(n)
         label = d.get("label", n)
-        opts = dict(title=_tooltip(G, n), size=round(8 + min(32, 4 * deg ** 0.5), 1),
+        opts = dict(title=_tooltip(G, n), size=round(8 + min(32, 4 * deg[n] ** 0.5), 1),
                     kgtype=d["type"], kgnames=[label, *d.get("aliases", [])], kgvenue=d.get("venue") or "")
         if n == focus:
             opts.update(borderWidth=4, size=40)
@@ -137,10 +141,17 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
             opts.update(x=round(pos[n][0] * spread, 1), y=round(pos[n][1] * spread, 1), physics=False)
         cut = 28 if d["type"] == "Paper" else 40
         net.add_node(n, label=label if len(label) <= cut else label[:cut - 1] + "…", color=color, shape=shape, **opts)
-    for u, v, key, d in sorted(H.edges(keys=True, data=True), key=lambda e: e[:3]):
+    edges = sorted(H.edges(keys=True, data=True), key=lambda e: e[:3])
+    if len(edges) > edge_budget:
+        # keep the heaviest links, and among equals those of the least connected nodes (they would vanish)
+        edges = sorted(edges, key=lambda e: (-e[3].get("weight", 1), min(deg[e[0]], deg[e[1]]), e[:3]))
+        edges = sorted(edges[:edge_budget], key=lambda e: e[:3])
+        note = (note + " " if note else "") + f"Showing {edge_budget:,} of {H.number_of_edges():,} links."
+    for u, v, key, d in edges:
         width = round(1 + min(6, math.log2(1 + d.get("weight", 1))), 2)
-        net.add_edge(u, v, title=_edge_title(key, d), color=EDGE_COLOR.get(key, "#bbbbbb"), width=width,
-                     arrows="to" if key != "shares" else "", kgrel=key)
+        # appended as pyvis's own edge records: Network.add_edge checks node membership in a list (O(n) a call)
+        net.edges.append({"from": u, "to": v, "title": _edge_title(key, d), "color": EDGE_COLOR.get(key, "#bbbbbb"),
+                          "width": width, "arrows": "to" if key != "shares" else "", "kgrel": key})
     net.set_options(json.dumps({
         "physics": {"enabled": not big, "stabilization": {"iterations": 250},
                     "barnesHut": {"gravitationalConstant": -6000, "springLength": 120}},
