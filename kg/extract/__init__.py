@@ -53,8 +53,22 @@ def _first_pass(items: list[tuple[str, int]], batch_size: int = 64, nlp=None) ->
     return out
 
 
+_POOL_NLP = None  # the pipeline forked workers inherit (set just before the pool starts)
+_POOL_STATE = None  # (texts, done, lexicon, finder) for the second pass in forked workers
+
+
+def _second_pass_chunk(keys):  # in a worker process: only the extractions that changed go back
+    texts, done, lexicon, finder = _POOL_STATE
+    out = []
+    for t in keys:
+        ex, sents = done[t]
+        new = propagate(ex, texts[t][1], lexicon, finder, sents)
+        out.append(None if new is ex else new)
+    return out
+
+
 def _first_pass_chunk(items):  # in a worker process
-    return _first_pass(items)
+    return _first_pass(items, nlp=_POOL_NLP)
 
 
 def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, corpus_names: bool = True,
@@ -92,7 +106,8 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
 
         size = max(50, min(1000, len(items) // (workers * 4) + 1))
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
-        nlp = nlp or get_nlp()  # built once here, shared with the forked workers
+        global _POOL_NLP
+        _POOL_NLP = nlp or get_nlp()  # built once here, inherited by the forked workers
         with mp.get_context("fork").Pool(workers) as pool:
             for chunk, results in zip(chunks, pool.imap(_first_pass_chunk, chunks)):
                 fresh.update({t: r for (t, _), r in zip(chunk, results)})
@@ -110,8 +125,25 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     if corpus_names:
         lexicon = build_lexicon(done[t][0] for t in texts)
         pattern = _pattern(lexicon)
-        done = {text: (propagate(done[text][0], texts[text][1], lexicon, pattern, done[text][1]), done[text][1])
-                for text in texts}
+        keys = list(texts)
+        if workers > 1 and len(keys) > 200 and pattern is not None:
+            import multiprocessing as mp
+
+            global _POOL_STATE
+            _POOL_STATE = (texts, done, lexicon, pattern)
+            size = max(100, len(keys) // (workers * 4) + 1)
+            chunks = [keys[i:i + size] for i in range(0, len(keys), size)]
+            try:
+                with mp.get_context("fork").Pool(workers) as pool:
+                    for chunk, results in zip(chunks, pool.imap(_second_pass_chunk, chunks)):
+                        for t, new in zip(chunk, results):
+                            if new is not None:
+                                done[t] = (new, done[t][1])
+            finally:
+                _POOL_STATE = None
+        else:
+            done = {text: (propagate(done[text][0], texts[text][1], lexicon, pattern, done[text][1]), done[text][1])
+                    for text in texts}
     for rec in records:
         yield dataclasses.replace(done[_text_of(rec)[0]][0], doc=rec.doc)
 
