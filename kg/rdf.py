@@ -41,11 +41,36 @@ _VENUE = re.compile(r"^(.*\S)\s+((?:19|20)\d{2})$")
 MENTIONS_PER_STATEMENT = 3
 _BAD_IRI = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 
+# Ontology IRIs as plain strings (a DefinedNamespace lookup costs a function call each time).
+_KG_ExtractionRun = str(KG.ExtractionRun)
+_KG_Mention = str(KG.Mention)
+_KG_docId = str(KG.docId)
+_KG_endOffset = str(KG.endOffset)
+_KG_extractor = str(KG.extractor)
+_KG_hasMention = str(KG.hasMention)
+_KG_inField = str(KG.inField)
+_KG_mentionOf = str(KG.mentionOf)
+_KG_pipelineVersion = str(KG.pipelineVersion)
+_KG_role = str(KG.role)
+_KG_sentence = str(KG.sentence)
+_KG_spanText = str(KG.spanText)
+_KG_startOffset = str(KG.startOffset)
+_KG_supports = str(KG.supports)
+_KG_url = str(KG.url)
+_KG_venueName = str(KG.venueName)
+_KG_year = str(KG.year)
+
 # A term is ("iri", value) or ("lit", value, datatype IRI or None).
 Term = tuple
 
 
 def iri(value: str) -> Term:
+    """An IRI term; the IRIs minted here are built from a checked base and
+    percent-encoded slugs, so only outside values (URLs) need :func:`checked`."""
+    return ("iri", value)
+
+
+def checked(value: str) -> Term:
     if _BAD_IRI.search(value):
         raise ValueError(f"not a valid IRI: {value!r}")
     return ("iri", value)
@@ -71,9 +96,9 @@ def statements(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> Iterator[tuple[s
     """(subject IRI, [(predicate IRI, object term), ...]) for every subject of the graph."""
     base = check_base(base)
     run = f"{base}run/pipeline-{PIPELINE_VERSION}"
-    yield run, [(RDF_TYPE, iri(str(KG.ExtractionRun))),
+    yield run, [(RDF_TYPE, iri(_KG_ExtractionRun)),
                 (RDFS_LABEL, lit(f"abstract-kg extraction pipeline {PIPELINE_VERSION}")),
-                (str(KG.pipelineVersion), lit(PIPELINE_VERSION))]
+                (_KG_pipelineVersion, lit(PIPELINE_VERSION))]
     for n in sorted(G.nodes):
         d = G.nodes[n]
         t = d["type"]
@@ -82,39 +107,39 @@ def statements(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> Iterator[tuple[s
             if d.get("title"):
                 po.append((DCT_NS + "title", lit(d["title"])))
             po.append((DCT_NS + "abstract", lit(d["abstract"])))
-            po += [(str(KG.docId), lit(doc)) for doc in d.get("docs", [])]
+            po += [(_KG_docId, lit(doc)) for doc in d.get("docs", [])]
             if d.get("year"):
-                po.append((str(KG.year), lit(d["year"], XSD_NS + "gYear")))
+                po.append((_KG_year, lit(d["year"], XSD_NS + "gYear")))
             if d.get("url"):
                 po.append((SCHEMA_URL, lit(d["url"], XSD_NS + "anyURI")))
         else:
             po.append((SKOS_NS + "prefLabel", lit(d["name"])))
             po += [(SKOS_NS + "altLabel", lit(a)) for a in d.get("aliases", [])]
             if t == "CodeRepository" and d.get("url"):
-                po.append((str(KG.url), iri(d["url"])))
+                po.append((_KG_url, checked(d["url"])))
             if t == "Venue":
                 m = _VENUE.match(d["name"])
                 if m:
-                    po += [(str(KG.venueName), lit(m.group(1))), (str(KG.year), lit(m.group(2), XSD_NS + "gYear"))]
+                    po += [(_KG_venueName, lit(m.group(1))), (_KG_year, lit(m.group(2), XSD_NS + "gYear"))]
         mentions = []
         for _, v, key, ed in sorted(G.out_edges(n, keys=True, data=True), key=lambda e: (e[2], e[1])):
             po.append((PREDICATE[key], iri(base + v)))
             for m in ed.get("mentions", [])[:MENTIONS_PER_STATEMENT]:
                 mid = base + mention_id(n, m)
-                po.append((str(KG.hasMention), iri(mid)))
+                po.append((_KG_hasMention, iri(mid)))
                 mentions.append((mid, key, v, m))
         yield base + n, po
         for mid, key, v, m in sorted(mentions, key=lambda x: x[0]):
-            mo = [(RDF_TYPE, iri(str(KG.Mention))), (RDFS_LABEL, lit(m.text)), (str(KG.mentionOf), iri(base + v)),
-                  (str(KG.supports), iri(PREDICATE[key])), (str(KG.spanText), lit(m.text)),
-                  (str(KG.startOffset), lit(m.start, XSD_NS + "nonNegativeInteger")),
-                  (str(KG.endOffset), lit(m.end, XSD_NS + "nonNegativeInteger")),
-                  (str(KG.inField), lit("title" if m.source.endswith("@title") else "abstract"))]
+            mo = [(RDF_TYPE, iri(_KG_Mention)), (RDFS_LABEL, lit(m.text)), (_KG_mentionOf, iri(base + v)),
+                  (_KG_supports, iri(PREDICATE[key])), (_KG_spanText, lit(m.text)),
+                  (_KG_startOffset, lit(m.start, XSD_NS + "nonNegativeInteger")),
+                  (_KG_endOffset, lit(m.end, XSD_NS + "nonNegativeInteger")),
+                  (_KG_inField, lit("title" if m.source.endswith("@title") else "abstract"))]
             if m.sentence:
-                mo.append((str(KG.sentence), lit(m.sentence)))
+                mo.append((_KG_sentence, lit(m.sentence)))
             if m.role:
-                mo.append((str(KG.role), lit(m.role)))
-            mo += [(str(KG.extractor), lit(m.source.removesuffix("@title"))), (PROV_GENERATED, iri(run))]
+                mo.append((_KG_role, lit(m.role)))
+            mo += [(_KG_extractor, lit(m.source.removesuffix("@title"))), (PROV_GENERATED, iri(run))]
             yield mid, mo
 
 
@@ -152,10 +177,20 @@ def write_ntriples(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> 
 class _Names:
     """Prefixed names for IRIs whose local part is a plain name (kg:Paper, xsd:gYear)."""
 
-    def __init__(self, prefixes: dict[str, str]):
+    def __init__(self, prefixes: dict[str, str], base: str = ""):
         self.items = sorted(prefixes.items(), key=lambda kv: -len(kv[1]))
+        self.base = base
+        self.cache: dict[str, str] = {}
 
     def __call__(self, value: str) -> str:
+        if self.base and value.startswith(self.base):
+            return f"<{value}>"  # resources: never a plain prefixed name (their local parts hold "/")
+        hit = self.cache.get(value)
+        if hit is None:
+            hit = self.cache[value] = self._name(value)
+        return hit
+
+    def _name(self, value: str) -> str:
         for p, ns in self.items:
             if value.startswith(ns):
                 local = value[len(ns):]
@@ -167,7 +202,7 @@ class _Names:
 def write_turtle(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> None:
     """Turtle: prefixes, then one block a subject (objects of a predicate grouped)."""
     prefixes = {**PREFIXES, "res": base}
-    name = _Names(PREFIXES)
+    name = _Names(PREFIXES, base)
     for p, ns in sorted(prefixes.items()):
         fh.write(f"@prefix {p}: <{ns}> .\n")
     for s, po in statements(G, base):
@@ -189,11 +224,15 @@ def jsonld_context(base: str = DEFAULT_BASE) -> dict:
 
 def write_jsonld(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> None:
     """JSON-LD: the context, then a ``@graph`` of one object a subject (compact IRIs)."""
-    name = _Names(PREFIXES)
+    name = _Names(PREFIXES, base)
+    keys: dict[str, str] = {}
 
     def key(p: str) -> str:
-        k = name(p)
-        return k[1:-1] if k.startswith("<") else k
+        k = keys.get(p)
+        if k is None:
+            k = name(p)
+            k = keys[p] = k[1:-1] if k.startswith("<") else k
+        return k
 
     fh.write('{\n "@context": ' + json.dumps(jsonld_context(base), sort_keys=True) + ',\n "@graph": [')
     first = True
