@@ -17,11 +17,21 @@ class QueryError(ValueError):
     """A SPARQL query that does not parse or cannot run."""
 
 
-def write_store(nt_path: str | Path, store_dir: str | Path) -> None:
-    """Create an Oxigraph store in ``store_dir`` (must not exist) from an N-Triples file."""
+def write_store(nt_path: str | Path, store_dir: str | Path, chunk_bytes: int = 32 << 20) -> None:
+    """Create an Oxigraph store in ``store_dir`` (must not exist) from an N-Triples file.
+
+    The file is bulk-loaded in chunks of whole lines (``chunk_bytes``): Oxigraph's
+    bulk loader holds a chunk in memory, so memory stays flat whatever the size.
+    """
     store = ox.Store(str(store_dir))
     try:
-        store.bulk_load(path=str(nt_path), format=ox.RdfFormat.N_TRIPLES)
+        with open(nt_path, "rb") as fh:
+            while True:
+                chunk = fh.read(chunk_bytes)
+                if not chunk:
+                    break
+                chunk += fh.readline()  # finish the last line
+                store.bulk_load(chunk, format=ox.RdfFormat.N_TRIPLES)
         store.flush()
         store.optimize()
     finally:
