@@ -64,17 +64,9 @@ def parse_venue(text: str) -> tuple[str | None, int | None]:
     return f"{m.group(1)} {m.group(2)}", int(m.group(2))
 
 
-def _utf8_ok(data: bytes) -> bool:
+def _decodes(data: bytes, encoding: str) -> bool:
     try:
-        data.decode("utf-8")
-        return True
-    except UnicodeDecodeError:
-        return False
-
-
-def _cp1252_ok(data: bytes) -> bool:
-    try:
-        data.decode("cp1252")
+        data.decode(encoding)
         return True
     except UnicodeDecodeError:
         return False
@@ -97,7 +89,7 @@ def _read_text(path: Path, encoding_fallback=None) -> str:
     else:
         head = data[:8192]
         controls = sum(head.count(bytes([c])) for c in (*range(0, 9), *range(14, 32)))
-        if controls > len(head) // 10 or (b"\x00" in head and not _utf8_ok(data)):
+        if controls > len(head) // 10 or (b"\x00" in head and not _decodes(data, "utf-8")):
             raise InputError(path, "looks binary (control bytes), not a text file of abstracts")
         try:
             text = data.decode("utf-8-sig")
@@ -106,8 +98,9 @@ def _read_text(path: Path, encoding_fallback=None) -> str:
                 line = data[: exc.start].count(b"\n") + 1
                 raise InputError(path, f"not valid UTF-8 (byte {exc.start})", line) from None
             # Not UTF-8: the Windows-1252 superset of Latin-1 is what old exports use.
-            text = data.decode("cp1252", errors="strict") if _cp1252_ok(data) else data.decode("latin-1")
-            encoding_fallback(f"{path}: not UTF-8; read as {'cp1252' if _cp1252_ok(data) else 'latin-1'}")
+            fallback = "cp1252" if _decodes(data, "cp1252") else "latin-1"
+            text = data.decode(fallback)
+            encoding_fallback(f"{path}: not UTF-8; read as {fallback}")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise InputError(path, "is empty")
