@@ -50,6 +50,18 @@ def sample_paths() -> list[Path]:
     return sorted(Path(str(p)) for p in root.iterdir() if p.name.endswith(".txt"))
 
 
+def source_name(path: Path) -> str:
+    """How a record names its file: as given, but the bundled samples as
+    ``kg:samples/<name>`` so that outputs do not depend on where kg is installed."""
+    try:
+        samples = Path(str(resources.files("kg") / "samples")).resolve()
+        if Path(path).resolve().parent == samples:
+            return f"kg:samples/{Path(path).name}"
+    except (OSError, TypeError):
+        pass
+    return str(path)
+
+
 def parse_venue(text: str) -> tuple[str | None, int | None]:
     """Venue name and year from a header such as "ICML 2025 Papers".
 
@@ -133,7 +145,7 @@ def read_seed_text(path: Path, text: str, on_error=None) -> list[Record]:
         venue, year = parse_venue(pars[0][1])
         pars = pars[1:]
     return [
-        Record(doc=f"{path.name}#{i}", abstract=par, source=str(path), index=i, line=line,
+        Record(doc=f"{path.name}#{i}", abstract=par, source=source_name(path), index=i, line=line,
                venue=venue, year=year)
         for i, (line, par) in enumerate(pars)
     ]
@@ -175,7 +187,7 @@ def record_from_mapping(obj, path: Path, index: int, line: int) -> Record:
     return Record(
         doc=rid or f"{path.name}#{index}",
         abstract=" ".join(abstract.split()),
-        source=str(path),
+        source=source_name(path),
         index=index,
         line=line,
         title=_str(obj.get("title")),
