@@ -20,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from .extract import PIPELINE_VERSION
 from .model import Extraction
 from .namespace import DEFAULT_BASE
-from .rdf import jsonld_context, write_jsonld, write_ntriples, write_turtle
+from .rdf import jsonld_context, write_rdf
 from .store import STORE_DIR, write_store
 from .graphio import records_to_jsonl, write_graph_json
 from .views import VIEWS
@@ -91,12 +91,10 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     os.umask(umask)
     os.chmod(tmp, 0o777 & ~umask)
     try:
-        with open(tmp / "graph.nt", "w", encoding="utf-8", newline="\n") as fh:
-            n_triples = write_ntriples(G, fh, base)
-        with open(tmp / "graph.ttl", "w", encoding="utf-8", newline="\n") as fh:
-            write_turtle(G, fh, base)
-        with open(tmp / "graph.jsonld", "w", encoding="utf-8", newline="\n") as fh:
-            write_jsonld(G, fh, base)
+        with open(tmp / "graph.nt", "w", encoding="utf-8", newline="\n") as nt, \
+                open(tmp / "graph.ttl", "w", encoding="utf-8", newline="\n") as ttl, \
+                open(tmp / "graph.jsonld", "w", encoding="utf-8", newline="\n") as jl:
+            n_triples = write_rdf(G, {"nt": nt, "ttl": ttl, "jsonld": jl}, base)
         (tmp / "context.jsonld").write_text(
             json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         lap("rdf")

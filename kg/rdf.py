@@ -165,13 +165,19 @@ def _nt(term: Term) -> str:
 
 # ----------------------------------------------------------------------------- writers
 
-def write_ntriples(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> int:
-    """N-Triples, one triple a line; returns the number of triples."""
-    n = 0
-    for s, po in statements(G, base):
-        fh.write("".join(f"<{s}> <{p}> {_nt(o)} .\n" for p, o in po))
-        n += len(po)
-    return n
+class _NTriples:
+    def __init__(self, fh: TextIO, base: str):
+        self.fh, self.count = fh, 0
+
+    def start(self) -> None:
+        pass
+
+    def subject(self, s: str, po: list) -> None:
+        self.fh.write("".join(f"<{s}> <{p}> {_nt(o)} .\n" for p, o in po))
+        self.count += len(po)
+
+    def end(self) -> None:
+        pass
 
 
 class _Names:
@@ -199,44 +205,51 @@ class _Names:
         return f"<{value}>"
 
 
-def write_turtle(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> None:
+class _Turtle:
     """Turtle: prefixes, then one block a subject (objects of a predicate grouped)."""
-    prefixes = {**PREFIXES, "res": base}
-    name = _Names(PREFIXES, base)
-    for p, ns in sorted(prefixes.items()):
-        fh.write(f"@prefix {p}: <{ns}> .\n")
-    for s, po in statements(G, base):
+
+    def __init__(self, fh: TextIO, base: str):
+        self.fh, self.base = fh, base
+        self.name = _Names(PREFIXES, base)
+
+    def start(self) -> None:
+        for p, ns in sorted({**PREFIXES, "res": self.base}.items()):
+            self.fh.write(f"@prefix {p}: <{ns}> .\n")
+
+    def subject(self, s: str, po: list) -> None:
+        name = self.name
         grouped: dict[str, list[str]] = {}
         for p, o in po:
             obj = name(o[1]) if o[0] == "iri" else quote(o[1]) + (f"^^{name(o[2])}" if o[2] else "")
             grouped.setdefault(p, []).append(obj)
-        lines = []
-        for p, objs in grouped.items():
-            pred = "a" if p == RDF_TYPE else name(p)
-            lines.append(f"{pred} " + ",\n        ".join(objs))
-        fh.write(f"\n<{s}> " + " ;\n    ".join(lines) + " .\n")
+        lines = [("a" if p == RDF_TYPE else name(p)) + " " + ",\n        ".join(objs) for p, objs in grouped.items()]
+        self.fh.write(f"\n<{s}> " + " ;\n    ".join(lines) + " .\n")
+
+    def end(self) -> None:
+        pass
 
 
-def jsonld_context(base: str = DEFAULT_BASE) -> dict:
-    """The JSON-LD context written beside ``graph.jsonld`` and embedded in it."""
-    return {**PREFIXES, "res": base}
-
-
-def write_jsonld(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> None:
+class _JsonLd:
     """JSON-LD: the context, then a ``@graph`` of one object a subject (compact IRIs)."""
-    name = _Names(PREFIXES, base)
-    keys: dict[str, str] = {}
 
-    def key(p: str) -> str:
-        k = keys.get(p)
+    def __init__(self, fh: TextIO, base: str):
+        self.fh, self.base = fh, base
+        self.name = _Names(PREFIXES, base)
+        self.keys: dict[str, str] = {}
+        self.first = True
+
+    def key(self, p: str) -> str:
+        k = self.keys.get(p)
         if k is None:
-            k = name(p)
-            k = keys[p] = k[1:-1] if k.startswith("<") else k
+            k = self.name(p)
+            k = self.keys[p] = k[1:-1] if k.startswith("<") else k
         return k
 
-    fh.write('{\n "@context": ' + json.dumps(jsonld_context(base), sort_keys=True) + ',\n "@graph": [')
-    first = True
-    for s, po in statements(G, base):
+    def start(self) -> None:
+        self.fh.write('{\n "@context": ' + json.dumps(jsonld_context(self.base), sort_keys=True) + ',\n "@graph": [')
+
+    def subject(self, s: str, po: list) -> None:
+        key = self.key
         node: dict = {"@id": s}
         for p, o in po:
             if p == RDF_TYPE:
@@ -250,9 +263,48 @@ def write_jsonld(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> No
                 val = o[1]
             node.setdefault(key(p), []).append(val)
         node = {k: (v[0] if isinstance(v, list) and len(v) == 1 else v) for k, v in node.items()}
-        fh.write(("\n  " if first else ",\n  ") + json.dumps(node, ensure_ascii=False, sort_keys=True))
-        first = False
-    fh.write("\n ]\n}\n")
+        self.fh.write(("\n  " if self.first else ",\n  ") + json.dumps(node, ensure_ascii=False, sort_keys=True))
+        self.first = False
+
+    def end(self) -> None:
+        self.fh.write("\n ]\n}\n")
+
+
+WRITERS = {"nt": _NTriples, "ttl": _Turtle, "jsonld": _JsonLd}
+
+
+def write_rdf(G: nx.MultiDiGraph, files: dict[str, TextIO], base: str = DEFAULT_BASE) -> int:
+    """Write the graph in several formats (``nt``, ``ttl``, ``jsonld``: open text files)
+    in one pass over the statements; returns the number of triples."""
+    writers = [WRITERS[fmt](fh, base) for fmt, fh in files.items()]
+    for w in writers:
+        w.start()
+    n = 0
+    for s, po in statements(G, base):
+        n += len(po)
+        for w in writers:
+            w.subject(s, po)
+    for w in writers:
+        w.end()
+    return n
+
+
+def write_ntriples(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> int:
+    """N-Triples, one triple a line; returns the number of triples."""
+    return write_rdf(G, {"nt": fh}, base)
+
+
+def write_turtle(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> None:
+    write_rdf(G, {"ttl": fh}, base)
+
+
+def jsonld_context(base: str = DEFAULT_BASE) -> dict:
+    """The JSON-LD context written beside ``graph.jsonld`` and embedded in it."""
+    return {**PREFIXES, "res": base}
+
+
+def write_jsonld(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> None:
+    write_rdf(G, {"jsonld": fh}, base)
 
 
 def to_ntriples(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> str:
