@@ -328,15 +328,9 @@ class KnowledgeGraph:
         """
         import pyoxigraph as ox
 
-        from .store import QueryError, python_value, rows, to_term
+        from .store import python_value, rows, run_query
 
-        subs = {ox.Variable(k): to_term(v) for k, v in bindings.items()}
-        try:
-            res = self._store.query(sparql, prefixes=QUERY_PREFIXES, substitutions=subs or None)
-        except SyntaxError as exc:
-            raise QueryError(f"SPARQL syntax error: {exc}") from None
-        except (OSError, RuntimeError) as exc:
-            raise QueryError(f"query failed: {exc}") from None
+        res = run_query(self._store, sparql, bindings, prefixes=QUERY_PREFIXES)
         if isinstance(res, ox.QueryBoolean):
             return bool(res)
         if isinstance(res, ox.QueryTriples):

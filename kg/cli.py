@@ -140,19 +140,9 @@ def cmd_query(args) -> int:
     else:
         raise ValueError("give a SPARQL query, a .rq file, --name NAME or --list")
     store = open_store(args.store)
-    results = run_query(store, _with_prefixes(text, QUERY_PREFIXES), bindings)
+    results = run_query(store, text, bindings, prefixes=QUERY_PREFIXES)
     sys.stdout.write(serialize_results(results, args.format, QUERY_PREFIXES))
     return EXIT_OK
-
-
-def _with_prefixes(text: str, prefixes: dict[str, str]) -> str:
-    """Declare the usual prefixes a query uses but does not declare itself."""
-    import re
-
-    declared = {m.group(1) for m in re.finditer(r"(?i)\bPREFIX\s+([A-Za-z][\w-]*)?:", text)}
-    head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in prefixes.items()
-                   if p not in declared and re.search(rf"(?<![\w<]){p}:", text))
-    return head + text
 
 
 def cmd_validate(args) -> int:

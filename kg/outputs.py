@@ -58,8 +58,18 @@ def graph_stats(G: nx.MultiDiGraph, n_records: int | None = None) -> dict:
     return out
 
 
+def write_extractions(fh, extractions: Iterable[Extraction]) -> None:
+    """The ``kg extract`` JSON Lines, one object a record."""
+    for e in extractions:
+        fh.write(json.dumps(e.to_json(), ensure_ascii=False) + "\n")
+
+
 def extractions_jsonl(extractions: Iterable[Extraction]) -> str:
-    return "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in extractions)
+    import io
+
+    buf = io.StringIO()
+    write_extractions(buf, extractions)
+    return buf.getvalue()
 
 
 def _index_html(stats: dict, views: list[tuple[str, str, str]]) -> str:
@@ -101,14 +111,12 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         write_store(tmp / "graph.nt", tmp / STORE_DIR)
         lap("store")
         with open(tmp / "extractions.jsonl", "w", encoding="utf-8", newline="\n") as fh:
-            for e in extractions:
-                fh.write(json.dumps(e.to_json(), ensure_ascii=False) + "\n")
+            write_extractions(fh, extractions)
         with open(tmp / "graph.json", "w", encoding="utf-8", newline="\n") as fh:
             write_graph_json(G, fh)
         if records:
             with open(tmp / "records.jsonl", "w", encoding="utf-8", newline="\n") as fh:
-                for r in records:
-                    fh.write(records_to_jsonl([r]))
+                fh.write(records_to_jsonl(records))
         stats = graph_stats(G, n_records)
         stats["triples"] = n_triples
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -89,11 +89,12 @@ def to_term(value) -> ox.NamedNode | ox.Literal | ox.BlankNode:
     return ox.Literal(str(value))
 
 
-def run_query(store: ox.Store, sparql: str, bindings: dict | None = None):
-    """Run a SPARQL query; ``bindings`` maps variable names to values or terms."""
+def run_query(store: ox.Store, sparql: str, bindings: dict | None = None, prefixes: dict | None = None):
+    """Run a SPARQL query; ``bindings`` maps variable names to values or terms,
+    ``prefixes`` are declared for the query (by Oxigraph, not in the text)."""
     subs = {ox.Variable(k.lstrip("?$")): to_term(v) for k, v in (bindings or {}).items()}
     try:
-        return store.query(sparql, substitutions=subs or None)
+        return store.query(sparql, prefixes=prefixes, substitutions=subs or None)
     except SyntaxError as exc:
         raise QueryError(f"SPARQL syntax error: {exc}") from None
     except (OSError, RuntimeError) as exc:
