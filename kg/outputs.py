@@ -100,6 +100,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o777 & ~umask)
+    store_job = None
     try:
         with open(tmp / "graph.nt", "w", encoding="utf-8", newline="\n") as nt, \
                 open(tmp / "graph.ttl", "w", encoding="utf-8", newline="\n") as ttl, \
@@ -108,8 +109,9 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         (tmp / "context.jsonld").write_text(
             json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         lap("rdf")
-        write_store(tmp / "graph.nt", tmp / STORE_DIR)
-        lap("store")
+        # Oxigraph loads in Rust without the GIL: the store is built on a second
+        # core while the JSON files and HTML views are written here.
+        store_job = _Background(write_store, tmp / "graph.nt", tmp / STORE_DIR)
         with open(tmp / "extractions.jsonl", "w", encoding="utf-8", newline="\n") as fh:
             write_extractions(fh, extractions)
         with open(tmp / "graph.json", "w", encoding="utf-8", newline="\n") as fh:
@@ -121,19 +123,56 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         stats["triples"] = n_triples
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         lap("json")
-        views = []
+        views, cards = [], {}
         for view, (name, what) in VIEWS.items():
             fname = VIEW_FILES[view]
-            net = build_view(G, view=view)
+            net = build_view(G, view=view, cards=cards)
             (tmp / fname).write_text(render_html(net), encoding="utf-8")
             views.append((fname, name, what, len(net.nodes), net.kg_note))
         (tmp / "index.html").write_text(_index_html(stats, views), encoding="utf-8")
         lap("html")
+        store_job.result()
+        timings["store"] = store_job.seconds
+        lap("store-wait")
         _swap(tmp, outdir)
     except BaseException:
+        if store_job is not None:
+            store_job.wait()  # never delete files under a running loader
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return stats
+
+
+class _Background:
+    """Run ``fn(*args)`` in a thread; :meth:`result` returns its value or raises its error."""
+
+    def __init__(self, fn, *args):
+        import threading
+        import time
+
+        self.seconds = 0.0
+        self._value = self._error = None
+
+        def run():
+            t = time.perf_counter()
+            try:
+                self._value = fn(*args)
+            except BaseException as exc:  # re-raised in the caller's thread
+                self._error = exc
+            self.seconds = time.perf_counter() - t
+
+        self._thread = threading.Thread(target=run, name=f"kg-{fn.__name__}", daemon=True)
+        self._thread.start()
+
+    def wait(self) -> None:
+        while self._thread.is_alive():
+            self._thread.join(0.2)
+
+    def result(self):
+        self.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def recover(outdir: Path) -> None:

@@ -15,6 +15,7 @@ Each derived edge carries ``key`` / ``predicate`` (its relation) and
 """
 from __future__ import annotations
 
+import heapq
 import math
 from collections import defaultdict
 
@@ -94,27 +95,46 @@ def paper_graph(G: nx.MultiDiGraph, per_paper: int = 5, max_papers: int = 200) -
             ps = sorted({u for u, _, k in G.in_edges(e, keys=True) if k in ENTITY_LINKS})
             if 2 <= len(ps) <= max_papers:
                 members[e] = ps
+    member_sets = {e: set(ps) for e, ps in members.items()}
     weight = {e: 1 / math.log2(1 + len(ps)) for e, ps in members.items()}
     edges: dict[tuple[str, str], list[str]] = {}
     for p in papers:
-        shared: dict[str, list[str]] = defaultdict(list)
-        for _, e, k in G.out_edges(p, keys=True):
-            if e in members:
-                for q in members[e]:
-                    if q != p:
-                        shared[q].append(e)
-        best = sorted(shared.items(), key=lambda kv: (-sum(weight[e] for e in kv[1]), kv[0]))[:per_paper]
-        for q, ents in best:
-            edges[(min(p, q), max(p, q))] = sorted(set(ents))
+        named = [e for _, e in G.out_edges(p) if e in members]
+        score: dict[str, float] = defaultdict(float)
+        for e in named:  # summed in edge order, as the weight below
+            w = weight[e]
+            for q in members[e]:
+                score[q] += w
+        score.pop(p, None)
+        best = heapq.nsmallest(per_paper, score.items(), key=lambda kv: (-kv[1], kv[0]))
+        for q, _ in best:
+            edges[(min(p, q), max(p, q))] = sorted({e for e in named if q in member_sets[e]})
     for (a, b), ents in sorted(edges.items()):
         H.add_edge(a, b, key="shares", predicate="shares", weight=round(sum(weight[e] for e in ents), 3),
                    shared=sorted(G.nodes[e]["label"] for e in ents))
     return H
 
 
+def induced(G: nx.MultiDiGraph, nodes) -> nx.MultiDiGraph:
+    """The subgraph of ``G`` on ``nodes``, as a new graph whose nodes come in sorted
+    order (``G.subgraph`` iterates a set when the part is small, an order that
+    changes with the string hash seed, and layouts follow node order).
+
+    >>> G = nx.MultiDiGraph([("b", "a"), ("a", "c"), ("c", "b")])
+    >>> H = induced(G, ["c", "a"])
+    >>> list(H.nodes), list(H.edges)
+    (['a', 'c'], [('a', 'c', 0)])
+    """
+    keep = sorted(set(nodes))
+    H = nx.MultiDiGraph()
+    H.add_nodes_from((n, G.nodes[n]) for n in keep)
+    H.add_edges_from((u, v, k, d) for u in keep for _, v, k, d in G.out_edges(u, keys=True, data=True) if v in H)
+    return H
+
+
 def ego_graph(G: nx.MultiDiGraph, focus: str, depth: int = 2) -> nx.MultiDiGraph:
     """The nodes within ``depth`` hops of ``focus`` (edges in either direction)."""
-    return G.subgraph(nx.ego_graph(G.to_undirected(as_view=True), focus, radius=depth).nodes).copy()
+    return induced(G, nx.ego_graph(G.to_undirected(as_view=True), focus, radius=depth).nodes)
 
 
 def view_graph(G: nx.MultiDiGraph, view: str) -> nx.MultiDiGraph:

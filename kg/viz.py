@@ -8,6 +8,7 @@ through ``textContent`` (never as HTML).
 """
 from __future__ import annotations
 
+import heapq
 import json
 from importlib import resources
 from pathlib import Path
@@ -19,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pyvis.network import Network
 
 from .layout import layout
-from .views import VIEWS, ego_graph, view_graph
+from .views import VIEWS, ego_graph, induced, view_graph
 
 #: Colour and shape of each node type (also the legend).
 STYLE = {
@@ -93,9 +94,12 @@ def _edge_title(key: str, d: dict) -> str:
 
 
 def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = None, depth: int = 2,
-               budget: int = NODE_BUDGET, title: str | None = None, edge_budget: int | None = None) -> Network:
+               budget: int = NODE_BUDGET, title: str | None = None, edge_budget: int | None = None,
+               cards: dict | None = None) -> Network:
     """A pyvis ``Network`` of one view of ``G`` (see :mod:`kg.views`), or of the
     ego graph of ``focus`` (``depth`` hops).
+
+    ``cards``, if given, caches node cards between views of one graph.
 
     The network carries ``kg_title``, ``kg_cards`` (node cards from the full
     graph, keyed by id), ``kg_venues`` and ``kg_note`` (what a node budget left
@@ -109,21 +113,22 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     edge_budget = edge_budget or EDGE_BUDGET
     note = ""
     if H.number_of_nodes() > budget:
-        full_deg = dict(H.degree())
-        keep = sorted(H.nodes, key=lambda n: (-full_deg[n], n))[:budget]
+        full_deg = H.degree
+        keep = heapq.nsmallest(budget, H.nodes, key=lambda n: (-full_deg[n], n))
         if focus is not None and focus not in keep:
             keep[-1] = focus
         note = f"Showing the {budget:,} best-connected of {H.number_of_nodes():,} nodes."
-        H = H.subgraph(keep).copy()
+        H = induced(H, keep)
     deg = dict(H.degree())
     net = Network(height="100%", width="100%", directed=True, cdn_resources="in_line")
     big = H.number_of_nodes() > PHYSICS_LIMIT
     pos = {}
     if big:
         # Venues link to every paper: leave them out of the forces, put each at its papers' centre.
-        core = nx.Graph(H.to_undirected(as_view=True))
         venues = [n for n, d in H.nodes(data=True) if d["type"] == "Venue"]
-        core.remove_nodes_from(venues)
+        core = nx.Graph()
+        core.add_nodes_from(n for n, d in H.nodes(data=True) if d["type"] != "Venue")
+        core.add_edges_from((u, v) for u, v in H.edges() if u in core and v in core)
         pos = layout(core, iterations=60 if core.number_of_nodes() <= 2000 else 35)
         for v in venues:
             pts = [pos[u] for u in H.predecessors(v) if u in pos] or [(0.0, 0.0)]
@@ -163,7 +168,11 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     label = VIEWS.get(view, ("View", ""))[0] if focus is None else f"around {G.nodes[focus].get('label', focus)}"
     net.kg_title = title or f"abstract-kg: {label}"
     net.kg_note = note
-    net.kg_cards = {n: _card(G, n) for n in sorted(H.nodes)}
+    cards = cards if cards is not None else {}
+    for n in H.nodes:
+        if n not in cards:
+            cards[n] = _card(G, n)
+    net.kg_cards = {n: cards[n] for n in sorted(H.nodes)}
     net.kg_venues = sorted({d.get("venue") for _, d in H.nodes(data=True) if d.get("venue")})
     net.kg_types = sorted({d["type"] for _, d in H.nodes(data=True)})
     net.kg_focus = focus

@@ -186,3 +186,18 @@ def test_ego_view_is_centred_on_the_focus(sample_kg):
     ids = {n["id"] for n in net.nodes}
     assert "method/tarot" in ids and all(sample_kg.nx.has_edge(i, "method/tarot") or
                                          sample_kg.nx.has_edge("method/tarot", i) or i == "method/tarot" for i in ids)
+
+
+def test_views_over_budget_do_not_depend_on_the_hash_seed(tmp_path):
+    # Over the budget a view keeps a part of the graph, and big views are laid out in
+    # numpy (here from 20 nodes on): node order must not come from iterating a set of strings.
+    import subprocess
+    import sys
+
+    code = ("import sys, hashlib; from kg import KnowledgeGraph; import kg.viz as V; "
+            "from kg.viz import build_view, render_html; V.PHYSICS_LIMIT = 20; G = KnowledgeGraph.build().nx; "
+            "print(*(hashlib.sha256(render_html(build_view(G, view=v, budget=40)).encode()).hexdigest() "
+            "for v in ('overview', 'paper')))")
+    out = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env=dict(os.environ, PYTHONHASHSEED=seed)).stdout for seed in ("1", "2")]
+    assert out[0] == out[1] and len(out[0].split()) == 2
