@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 the graph does not conform (``kg validate``),
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -63,8 +64,15 @@ def cmd_build(args) -> int:
         from .extract.cache import ExtractionCache, default_cache_dir
 
         cache = ExtractionCache(args.cache or default_cache_dir())
-    extractions = list(extract_records(records, workers=args.workers, cache=cache,
-                                       progress=_progress(args, "extract")))
+    with contextlib.ExitStack() as stack:
+        client = None
+        if args.dask:
+            from .cluster import dask_client
+
+            client = stack.enter_context(dask_client(args.dask, args.workers))
+            _log(args, f"dask     {len(client.scheduler_info().get('workers', ()))} workers at {args.dask}")
+        extractions = list(extract_records(records, workers=args.workers, cache=cache, dask=client,
+                                           progress=_progress(args, "extract")))
     hits = f", {cache.hits} cached" if cache is not None and cache.hits else ""
     if cache is not None:
         cache.close()
@@ -218,6 +226,9 @@ def make_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", "-o", default="outputs", help="output folder (default: outputs)")
     b.add_argument("--base", default=None, help="base IRI of the resources")
     b.add_argument("--workers", "-j", type=int, default=1, help="extraction processes (default: 1)")
+    b.add_argument("--dask", metavar="ADDRESS",
+                   help="run extraction on Dask: a scheduler address (tcp://host:8786) or 'local' "
+                        "(a cluster of --workers processes on this machine); needs abstract-kg[dask]")
     b.add_argument("--cache", help="extraction cache folder (default: ~/.cache/abstract-kg)")
     b.add_argument("--no-cache", action="store_true", help="neither read nor write the extraction cache")
     b.add_argument("--skip-invalid", action="store_true", help="report bad records and skip them (default: stop)")
@@ -280,12 +291,13 @@ def main(argv: list[str] | None = None) -> int:
         from .namespace import DEFAULT_BASE
 
         args.base = DEFAULT_BASE
+    from .cluster import ClusterError
     from .ingest import InputError
     from .store import QueryError
 
     try:
         return args.func(args)
-    except (InputError, QueryError, FileNotFoundError, ValueError, KeyError) as exc:
+    except (InputError, QueryError, ClusterError, FileNotFoundError, ValueError, KeyError) as exc:
         print(f"kg {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -34,3 +34,45 @@ def test_cache_hits_give_the_same_extractions(tmp_path):
 def test_cache_key_depends_on_text_title_and_pipeline():
     assert text_key("a", 0) != text_key("b", 0) != text_key("a", 3)
     assert len(fingerprint()) == 16
+
+
+# --- Dask -------------------------------------------------------------------------------------------
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+
+from kg.cluster import ClusterError, dask_client  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def local_dask():
+    pytest.importorskip("distributed")
+    with dask_client("local", workers=2) as client:
+        yield client
+
+
+def test_dask_local_cluster_gives_the_same_extractions(local_dask):
+    recs = corpus(150)
+    assert len(local_dask.scheduler_info()["workers"]) == 2
+    # both passes (spaCy, then names defined elsewhere in the corpus) run on the cluster
+    assert list(extract_records(recs, dask=local_dask)) == list(extract_records(recs))
+
+
+def test_kg_build_on_dask_writes_the_same_rdf(tmp_path, built):
+    pytest.importorskip("distributed")
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "kg.cli", "build", "--dask", "local", "--workers", "2", "--no-cache",
+                        "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "dask     2 workers at local" in r.stderr
+    for name in ("graph.nt", "graph.ttl", "graph.jsonld", "extractions.jsonl"):
+        assert (out / name).read_bytes() == (built / name).read_bytes(), name
+
+
+def test_unreachable_dask_scheduler_is_a_clear_error():
+    pytest.importorskip("distributed")
+    with pytest.raises(ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        with dask_client("tcp://127.0.0.1:9", timeout="1s"):
+            pass

@@ -57,7 +57,7 @@ _POOL_NLP = None  # the pipeline forked workers inherit (set just before the poo
 _POOL_STATE = None  # (texts, done, lexicon, finder) for the second pass in forked workers
 
 
-def _second_pass_chunk(keys):  # in a worker process: only the extractions that changed go back
+def _second_pass_chunk(keys):  # in a forked worker: only the extractions that changed go back
     texts, done, lexicon, finder = _POOL_STATE
     out = []
     for t in keys:
@@ -67,21 +67,93 @@ def _second_pass_chunk(keys):  # in a worker process: only the extractions that 
     return out
 
 
-def _first_pass_chunk(items):  # in a worker process
+def _first_pass_chunk(items):  # in a forked worker
     return _first_pass(items, nlp=_POOL_NLP)
 
 
+def _dask_first_pass(items):  # on a Dask worker: the worker's own pipeline, built once per process
+    return _first_pass(items)
+
+
+def _dask_second_pass(rows, names):  # on a Dask worker: rows of (abstract, extraction, sentences)
+    lexicon, finder = names
+    out = []
+    for abstract, ex, sents in rows:
+        new = propagate(ex, abstract, lexicon, finder, sents)
+        out.append(None if new is ex else new)
+    return out
+
+
+def _dask_fingerprint():  # on a Dask worker
+    from .cache import fingerprint
+
+    return PIPELINE_VERSION, fingerprint()
+
+
+def _dask_map(client, fn, chunks, **shared):
+    """The results of ``fn`` over ``chunks`` on a ``dask.distributed`` client, in
+    order. ``shared`` values are sent to every worker once."""
+    shared = {k: client.scatter(v, broadcast=True) for k, v in shared.items()}
+    futures = client.map(fn, chunks, pure=False, **shared)
+    try:
+        for fut in futures:
+            yield fut.result()
+    finally:
+        client.cancel(futures)
+
+
+def _check_dask_workers(client) -> None:
+    """Every worker must run this very extraction code, or results would differ."""
+    from ..cluster import ClusterError
+    from .cache import fingerprint
+
+    here = (PIPELINE_VERSION, fingerprint())
+    there = client.run(_dask_fingerprint)
+    if not there:
+        raise ClusterError("the Dask cluster has no workers")
+    bad = sorted(addr for addr, fp in there.items() if tuple(fp) != here)
+    if bad:
+        raise ClusterError(f"Dask workers {', '.join(bad)} run another version of the extraction code "
+                           f"(install the same abstract-kg {PIPELINE_VERSION} there)")
+
+
+def _map_chunks(kind: str, chunks: list, workers: int, client):
+    """One pass ("first": spaCy, "second": corpus names) over ``chunks`` in forked
+    workers, or on Dask if ``client``; yields (chunk, result) in order."""
+    if client is not None and kind == "first":
+        results = _dask_map(client, _dask_first_pass, chunks)
+    elif client is not None:
+        texts, done, lexicon, finder = _POOL_STATE
+        rows = [[(texts[t][1], *done[t]) for t in chunk] for chunk in chunks]
+        results = _dask_map(client, _dask_second_pass, rows, names=(lexicon, finder))
+    else:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(workers) as pool:
+            yield from zip(chunks, pool.imap(_first_pass_chunk if kind == "first" else _second_pass_chunk, chunks))
+        return
+    yield from zip(chunks, results)
+
+
+def _n_workers(workers: int, client) -> int:
+    return max(workers, len(client.scheduler_info().get("workers", ())) if client is not None else 1, 1)
+
+
 def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, corpus_names: bool = True,
-                    workers: int = 1, cache=None, progress=None) -> Iterator[Extraction]:
+                    workers: int = 1, cache=None, progress=None, dask=None) -> Iterator[Extraction]:
     """One :class:`Extraction` per record, in input order.
 
     Records with the same title and abstract are processed once. With
     ``corpus_names``, names that one record defines are also found in the
     others (see :mod:`kg.extract.propagate`). ``workers`` > 1 runs the spaCy
-    pass in that many processes (same results as one); ``cache`` (an
-    :class:`~kg.extract.cache.ExtractionCache`) skips texts seen before by this
-    pipeline version. ``progress(done, total)`` is called as texts are done.
+    pass in that many processes (same results as one); ``dask``, a
+    ``distributed.Client``, runs both passes on that Dask cluster instead (same
+    results too; every worker must have this version of abstract-kg installed).
+    ``cache`` (an :class:`~kg.extract.cache.ExtractionCache`) skips texts seen
+    before by this pipeline version. ``progress(done, total)`` is called as
+    texts are done.
     """
+    global _POOL_NLP, _POOL_STATE
     records = list(records)
     texts: dict[str, tuple[int, str]] = {}
     for rec in records:
@@ -99,20 +171,23 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     total = len(texts)
     if progress:
         progress(len(done), total)
+    if dask is not None:
+        _check_dask_workers(dask)
     fresh: dict[str, tuple[Extraction, list]] = {}
     items = [(t, texts[t][0]) for t in todo]
-    if workers > 1 and len(items) > 200:
-        import multiprocessing as mp
-
-        size = max(50, min(1000, len(items) // (workers * 4) + 1))
+    if items and (dask is not None or (workers > 1 and len(items) > 200)):
+        n = _n_workers(workers, dask)
+        size = max(50, min(1000, len(items) // (n * 4) + 1))
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
-        global _POOL_NLP
-        _POOL_NLP = nlp or get_nlp()  # built once here, inherited by the forked workers
-        with mp.get_context("fork").Pool(workers) as pool:
-            for chunk, results in zip(chunks, pool.imap(_first_pass_chunk, chunks)):
+        if dask is None:
+            _POOL_NLP = nlp or get_nlp()  # built once here, inherited by the forked workers
+        try:
+            for chunk, results in _map_chunks("first", chunks, workers, dask):
                 fresh.update({t: r for (t, _), r in zip(chunk, results)})
                 if progress:
                     progress(len(done) + len(fresh), total)
+        finally:
+            _POOL_NLP = None
     else:
         for i in range(0, len(items), 1000):
             chunk = items[i:i + 1000]
@@ -126,19 +201,16 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
         lexicon = build_lexicon(done[t][0] for t in texts)
         pattern = _pattern(lexicon)
         keys = list(texts)
-        if workers > 1 and len(keys) > 200 and pattern is not None:
-            import multiprocessing as mp
-
-            global _POOL_STATE
-            _POOL_STATE = (texts, done, lexicon, pattern)
-            size = max(100, len(keys) // (workers * 4) + 1)
+        if pattern is not None and (dask is not None or (workers > 1 and len(keys) > 200)):
+            n = _n_workers(workers, dask)
+            size = max(100, len(keys) // (n * 4) + 1)
             chunks = [keys[i:i + size] for i in range(0, len(keys), size)]
+            _POOL_STATE = (texts, done, lexicon, pattern)
             try:
-                with mp.get_context("fork").Pool(workers) as pool:
-                    for chunk, results in zip(chunks, pool.imap(_second_pass_chunk, chunks)):
-                        for t, new in zip(chunk, results):
-                            if new is not None:
-                                done[t] = (new, done[t][1])
+                for chunk, results in _map_chunks("second", chunks, workers, dask):
+                    for t, new in zip(chunk, results):
+                        if new is not None:
+                            done[t] = (new, done[t][1])
             finally:
                 _POOL_STATE = None
         else:
