@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ._unionfind import UnionFind
 from .model import DocEntity, Entity, Extraction, Mention, Paper, Record, Relation
@@ -33,6 +34,7 @@ class Resolved:
     relations: list[Relation] = field(default_factory=list)
 
 
+@lru_cache(maxsize=1 << 18)
 def _is_acronym(form: str) -> bool:
     return " " not in form and len(form) <= 12 and sum(c.isupper() for c in form) >= 2
 

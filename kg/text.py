@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 import unicodedata
 from urllib.parse import quote
 
@@ -39,6 +40,7 @@ def norm_words(text: str) -> list[str]:
     return [w.lower() if w[-1:].isupper() and not w.isupper() else singular(w.lower()) for w in _WORD.findall(text)]
 
 
+@lru_cache(maxsize=1 << 18)  # names repeat across a corpus
 def norm_key(text: str) -> str:
     """The matching key of a name: case, hyphens, plurals and markup ignored.
 
@@ -50,6 +52,7 @@ def norm_key(text: str) -> str:
     return "-".join(norm_words(text))
 
 
+@lru_cache(maxsize=1 << 18)
 def compact_key(text: str) -> str:
     """Like :func:`norm_key` without separators ("Rank-SHAP" == "RankSHAP")."""
     return "".join(norm_words(text))
