@@ -72,6 +72,12 @@ class KG(DefinedNamespace):
     docId: URIRef
     venueName: URIRef
     year: URIRef
+    # statistics, precomputed at build time
+    paperCount: URIRef
+    papersWithCode: URIRef
+    proposedMethodCount: URIRef
+    taskCount: URIRef
+    datasetCount: URIRef
 
 
 def ontology_dir() -> Path:

@@ -59,6 +59,10 @@ _KG_supports = str(KG.supports)
 _KG_url = str(KG.url)
 _KG_venueName = str(KG.venueName)
 _KG_year = str(KG.year)
+_KG_paperCount = str(KG.paperCount)
+#: Venue statistics: (property, the paper relation counted, or "" for the papers themselves).
+_VENUE_STATS = ((str(KG.papersWithCode), "hasCode"), (str(KG.proposedMethodCount), "proposes"),
+                (str(KG.taskCount), "addressesTask"), (str(KG.datasetCount), "usesDataset"))
 
 # A term is ("iri", value) or ("lit", value, datatype IRI or None).
 Term = tuple
@@ -121,6 +125,10 @@ def statements(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> Iterator[tuple[s
                 m = _VENUE.match(d["name"])
                 if m:
                     po += [(_KG_venueName, lit(m.group(1))), (_KG_year, lit(m.group(2), XSD_NS + "gYear"))]
+            papers = {u for u in G.predecessors(n) if G.nodes[u]["type"] == "Paper"}
+            po.append((_KG_paperCount, lit(len(papers), XSD_NS + "integer")))
+            if t == "Venue":
+                po += venue_statistics(G, papers)
         mentions = []
         for _, v, key, ed in sorted(G.out_edges(n, keys=True, data=True), key=lambda e: (e[2], e[1])):
             po.append((PREDICATE[key], iri(base + v)))
@@ -141,6 +149,22 @@ def statements(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> Iterator[tuple[s
                 mo.append((_KG_role, lit(m.role)))
             mo += [(_KG_extractor, lit(m.source.removesuffix("@title"))), (PROV_GENERATED, iri(run))]
             yield mid, mo
+
+
+def venue_statistics(G: nx.MultiDiGraph, papers: set[str]) -> list[tuple[str, Term]]:
+    """A venue's precomputed counts: papers with code, and the distinct proposed
+    methods, tasks and datasets of its ``papers``."""
+    found: dict[str, set[str]] = {rel: set() for _, rel in _VENUE_STATS}
+    with_code = 0
+    for p in papers:
+        code = False
+        for _, v, k in G.out_edges(p, keys=True):
+            if k in found:
+                found[k].add(v)
+                code = code or k == "hasCode"
+        with_code += code
+    return [(prop, lit(with_code if rel == "hasCode" else len(found[rel]), XSD_NS + "integer"))
+            for prop, rel in _VENUE_STATS]
 
 
 # ----------------------------------------------------------------------------- escaping

@@ -67,3 +67,27 @@ def test_owl_rl_closure_of_ontology_and_data_is_consistent(sample_kg):
     bad.add((URIRef("urn:x"), RDF.type, KG.Method))
     owlrl.DeductiveClosure(owlrl.OWLRL_Semantics).expand(bad)
     assert list(bad.subjects(RDF.type, ERROR))
+
+
+def test_precomputed_rankings_equal_counting_in_sparql(built):
+    # top-tasks / top-datasets / venue-statistics read build-time counts; the same
+    # figures counted with GROUP BY over the store must agree.
+    from kg.named import get_named
+    from kg.store import open_store, rows, run_query
+
+    store = open_store(built)
+    q = """PREFIX kg: <https://w3id.org/abstract-kg/ontology#> PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
+           SELECT ?name (COUNT(DISTINCT ?p) AS ?papers) WHERE { ?p kg:%s ?e . ?e skos:prefLabel ?name }
+           GROUP BY ?name ORDER BY DESC(?papers) ?name LIMIT 20"""
+    for name, rel, col in (("top-tasks", "addressesTask", "task"), ("top-datasets", "usesDataset", "dataset")):
+        named = [(r[col], r["papers"]) for r in rows(run_query(store, get_named(name).text))]
+        counted = [(r["name"], r["papers"]) for r in rows(run_query(store, q % rel))]
+        assert named == counted and len(named) >= 5
+    venues = rows(run_query(store, get_named("venue-statistics").text))
+    q = """PREFIX kg: <https://w3id.org/abstract-kg/ontology#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+           SELECT ?venue (COUNT(DISTINCT ?p) AS ?n) (COUNT(DISTINCT ?t) AS ?tasks) (COUNT(DISTINCT ?r) AS ?code)
+           WHERE { ?p kg:publishedIn ?v . ?v rdfs:label ?venue .
+                   OPTIONAL { ?p kg:addressesTask ?t } OPTIONAL { ?p kg:hasCode ?r } } GROUP BY ?venue ORDER BY ?venue"""
+    counted = rows(run_query(store, q))
+    assert [(v["venue"], v["papers"], v["tasks"]) for v in venues] == [(c["venue"], c["n"], c["tasks"]) for c in counted]
+    assert all(v["withCode"] <= v["papers"] for v in venues) and sum(v["withCode"] for v in venues) >= 1

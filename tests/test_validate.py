@@ -30,3 +30,16 @@ def test_violations_are_caught(built, tmp_path, capsys):
     assert main(["validate", str(bad)]) == 1
     out = capsys.readouterr()
     assert "violation" in out.err and "prefLabel" in out.out
+
+
+def test_precomputed_counts_are_checked_against_the_graph(built):
+    from rdflib.namespace import XSD
+
+    g = Graph().parse(built / "graph.nt", format="nt")
+    task = next(g.subjects(RDF.type, KG.Task))
+    n = g.value(task, KG.paperCount).toPython()
+    assert n == len({p for p in g.subjects(KG.addressesTask, task)}) >= 1
+    g.set((task, KG.paperCount, Literal(n + 1, datatype=XSD.integer)))
+    report = validate_graph(g)
+    assert not report.conforms and report.violations == 1
+    assert "kg:paperCount differs" in report.text or "paperCount differs" in report.text
