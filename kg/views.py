@@ -11,7 +11,8 @@ networkx out; no drawing here).
 - ``ego``: the nodes within ``depth`` hops of one node.
 
 Each derived edge carries ``key`` / ``predicate`` (its relation) and
-``shared`` (the names behind it) where it summarizes several papers.
+``members`` (the ids of the papers or entities behind it) where it summarizes
+several; :func:`member_names` turns them into sorted names.
 """
 from __future__ import annotations
 
@@ -35,8 +36,11 @@ def _copy_nodes(G: nx.MultiDiGraph, H: nx.MultiDiGraph, nodes) -> None:
         H.add_node(n, **G.nodes[n])
 
 
-def method_task_graph(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
+def method_task_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGraph:
     """Methods and tasks, an edge when a paper proposes or uses the method on the task.
+
+    With more than ``limit`` nodes, only the ``limit`` with the most links are
+    kept, and ``H.graph["total_nodes"]`` says how many there were.
 
     >>> G = nx.MultiDiGraph()
     >>> G.add_node("p", type="Paper", label="p"); G.add_node("m", type="Method", label="M")
@@ -46,57 +50,113 @@ def method_task_graph(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
     [('m', 't', 1)]
     """
     pairs: dict[tuple[str, str], set[str]] = defaultdict(set)
+    applied: set[tuple[str, str]] = set()
     for p, d in G.nodes(data=True):
-        if d.get("type") != "Paper":
+        t = d.get("type")
+        if t == "Method":
+            applied.update((p, v) for v, keys in G.adj[p].items() if "appliedTo" in keys)
+        if t != "Paper":
             continue
-        methods = [v for _, v, k in G.out_edges(p, keys=True) if k in ("proposes", "usesMethod")]
-        tasks = [v for _, v, k in G.out_edges(p, keys=True) if k == "addressesTask"]
+        methods, tasks = [], []
+        for v, keys in G.adj[p].items():
+            if "proposes" in keys or "usesMethod" in keys:
+                methods.append(v)
+            if "addressesTask" in keys:
+                tasks.append(v)
         for m in methods:
             for t in tasks:
                 pairs[(m, t)].add(p)
+    degree: dict[str, int] = defaultdict(int)
+    for m, t in pairs:
+        degree[m] += 1
+        degree[t] += 1
     H = nx.MultiDiGraph()
+    if limit is not None and len(degree) > limit:  # as a budget on the full view would choose
+        H.graph["total_nodes"] = len(degree)
+        keep = set(heapq.nsmallest(limit, degree, key=lambda n: (-degree[n], n)))
+        pairs = {(m, t): ps for (m, t), ps in pairs.items() if m in keep and t in keep}
     _copy_nodes(G, H, sorted({n for pair in pairs for n in pair}))
     for (m, t), papers in sorted(pairs.items()):
-        applied = G.has_edge(m, t, key="appliedTo")
-        H.add_edge(m, t, key="appliedTo" if applied else "usedFor", predicate="appliedTo" if applied else "usedFor",
-                   weight=len(papers), shared=sorted(G.nodes[p]["label"] for p in papers))
+        rel = "appliedTo" if (m, t) in applied else "usedFor"
+        H.add_edge(m, t, key=rel, predicate=rel, weight=len(papers), members=papers)
     return H
 
 
-def dataset_graph(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
-    """Datasets, the papers that use them, and those papers' methods."""
-    H = nx.MultiDiGraph()
+def dataset_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGraph:
+    """Datasets, the papers that use them, and those papers' methods.
+
+    With more than ``limit`` nodes, only the ``limit`` with the most links are
+    kept, and ``H.graph["total_nodes"]`` says how many there were."""
     datasets = sorted(n for n, d in G.nodes(data=True) if d.get("type") == "Dataset")
-    papers = sorted({u for ds in datasets for u, _ in G.in_edges(ds)})
-    methods = sorted({v for p in papers for _, v, k in G.out_edges(p, keys=True) if k in ("proposes", "usesMethod")})
-    _copy_nodes(G, H, datasets + papers + methods)
+    papers = sorted({u for ds in datasets for u in G.pred[ds]})
+    methods = sorted({v for p in papers for v, keys in G.adj[p].items() if "proposes" in keys or "usesMethod" in keys})
+    nodes = set(datasets) | set(papers) | set(methods)
+    edges = []
     for p in papers:
-        for _, v, k in sorted(G.out_edges(p, keys=True)):
-            if v in H and k in ("usesDataset", "proposes", "usesMethod"):
-                H.add_edge(p, v, key=k, predicate=k)
+        for v, keys in sorted(G.adj[p].items()):
+            if v in nodes:
+                edges += [(p, v, k, {"predicate": k}) for k in sorted(keys) if k in ("usesDataset", "proposes", "usesMethod")]
     for m in methods:
-        for _, v, k in sorted(G.out_edges(m, keys=True)):
-            if k == "evaluatedOn" and v in H:
-                H.add_edge(m, v, key=k, predicate=k)
+        for v, keys in sorted(G.adj[m].items()):
+            if "evaluatedOn" in keys and v in nodes:
+                edges.append((m, v, "evaluatedOn", {"predicate": "evaluatedOn"}))
+    return _limited(G, datasets + papers + methods, edges, limit)
+
+
+def _limited(G: nx.MultiDiGraph, nodes: list[str], edges: list[tuple], limit: int | None) -> nx.MultiDiGraph:
+    """A view graph from its nodes and (u, v, key, data) edges; above ``limit`` nodes,
+    the ``limit`` of highest degree, in sorted order (what :func:`induced` of the
+    full view would give, without building it)."""
+    H = nx.MultiDiGraph()
+    if limit is None or len(set(nodes)) <= limit:
+        _copy_nodes(G, H, nodes)
+        H.add_edges_from(edges)
+        return H
+    degree: dict[str, int] = dict.fromkeys(nodes, 0)
+    for u, v, _, _ in edges:
+        degree[u] += 1
+        degree[v] += 1
+    H.graph["total_nodes"] = len(degree)
+    keep = set(heapq.nsmallest(limit, degree, key=lambda n: (-degree[n], n)))
+    by_source: dict[str, list[tuple]] = defaultdict(list)
+    for e in edges:
+        if e[0] in keep and e[1] in keep:
+            by_source[e[0]].append(e)
+    order = sorted(keep)
+    _copy_nodes(G, H, order)
+    H.add_edges_from(e for u in order for e in by_source.get(u, ()))
     return H
 
 
-def paper_graph(G: nx.MultiDiGraph, per_paper: int = 5, max_papers: int = 200) -> nx.MultiDiGraph:
+def paper_graph(G: nx.MultiDiGraph, per_paper: int = 5, max_papers: int = 200,
+                limit: int | None = None) -> nx.MultiDiGraph:
     """Papers linked to their ``per_paper`` most related papers: those sharing tasks,
     datasets or methods, rarer entities weighing more (weight = sum of
     1 / log2(1 + papers naming the entity)). Entities named by more than
-    ``max_papers`` papers link everything and are left out."""
+    ``max_papers`` papers link everything and are left out.
+
+    With more than ``limit`` papers, only the ``limit`` best-connected ones are
+    kept (the largest sum of weight x other papers over what they name), and
+    ``H.graph["total_nodes"]`` says how many there were.
+    """
     H = nx.MultiDiGraph()
     papers = sorted(n for n, d in G.nodes(data=True) if d.get("type") == "Paper")
-    _copy_nodes(G, H, papers)
     members: dict[str, list[str]] = {}
     for e, d in G.nodes(data=True):
         if d.get("type") in ("Method", "Task", "Dataset"):
             ps = sorted({u for u, _, k in G.in_edges(e, keys=True) if k in ENTITY_LINKS})
             if 2 <= len(ps) <= max_papers:
                 members[e] = ps
-    member_sets = {e: set(ps) for e, ps in members.items()}
     weight = {e: 1 / math.log2(1 + len(ps)) for e, ps in members.items()}
+    if limit is not None and len(papers) > limit:
+        H.graph["total_nodes"] = len(papers)
+        reach = {p: sum(weight[e] * (len(members[e]) - 1) for _, e in G.out_edges(p) if e in members) for p in papers}
+        keep = set(heapq.nsmallest(limit, papers, key=lambda p: (-reach[p], p)))
+        papers = [p for p in papers if p in keep]
+        members = {e: [q for q in ps if q in keep] for e, ps in members.items()}
+        members = {e: ps for e, ps in members.items() if ps}
+    _copy_nodes(G, H, papers)
+    member_sets = {e: set(ps) for e, ps in members.items()}
     edges: dict[tuple[str, str], list[str]] = {}
     for p in papers:
         named = [e for _, e in G.out_edges(p) if e in members]
@@ -111,8 +171,13 @@ def paper_graph(G: nx.MultiDiGraph, per_paper: int = 5, max_papers: int = 200) -
             edges[(min(p, q), max(p, q))] = sorted({e for e in named if q in member_sets[e]})
     for (a, b), ents in sorted(edges.items()):
         H.add_edge(a, b, key="shares", predicate="shares", weight=round(sum(weight[e] for e in ents), 3),
-                   shared=sorted(G.nodes[e]["label"] for e in ents))
+                   members=ents)
     return H
+
+
+def member_names(G: nx.MultiDiGraph, d: dict) -> list[str]:
+    """The sorted labels of the nodes behind a derived edge (its ``members``)."""
+    return sorted(G.nodes[x].get("label", x) for x in d.get("members", ()))
 
 
 def induced(G: nx.MultiDiGraph, nodes) -> nx.MultiDiGraph:
@@ -137,13 +202,15 @@ def ego_graph(G: nx.MultiDiGraph, focus: str, depth: int = 2) -> nx.MultiDiGraph
     return induced(G, nx.ego_graph(G.to_undirected(as_view=True), focus, radius=depth).nodes)
 
 
-def view_graph(G: nx.MultiDiGraph, view: str) -> nx.MultiDiGraph:
+def view_graph(G: nx.MultiDiGraph, view: str, limit: int | None = None) -> nx.MultiDiGraph:
+    """The graph of one view; ``limit`` lets a view that is costly to derive in
+    full keep only that many of its best-connected nodes up front."""
     if view == "overview":
         return G
     if view == "method-task":
-        return method_task_graph(G)
+        return method_task_graph(G, limit=limit)
     if view == "dataset":
-        return dataset_graph(G)
+        return dataset_graph(G, limit=limit)
     if view == "paper":
-        return paper_graph(G)
+        return paper_graph(G, limit=limit)
     raise ValueError(f"unknown view {view!r} (one of {', '.join(VIEWS)})")

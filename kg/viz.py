@@ -20,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pyvis.network import Network
 
 from .layout import layout
-from .views import VIEWS, ego_graph, induced, view_graph
+from .views import VIEWS, ego_graph, induced, member_names, view_graph
 
 #: Colour and shape of each node type (also the legend).
 STYLE = {
@@ -42,6 +42,8 @@ PHYSICS_LIMIT = 300
 NODE_BUDGET = 5000
 #: Above this many links a view keeps the heaviest ones and says so.
 EDGE_BUDGET = 20000
+#: A node card lists at most this many links (and how many more there are).
+CARD_LINKS = 200
 
 
 def _safe_json(obj) -> str:
@@ -71,7 +73,11 @@ def _card(G: nx.MultiDiGraph, n: str) -> dict:
         card["aliases"] = list(d.get("aliases", []))
         if d.get("url", "").startswith("https://github.com/"):
             card["url"] = d["url"]
-        card["links"] = sorted([k, G.nodes[u].get("label", u), u] for u, _, k in G.in_edges(n, keys=True))
+        links = [[k, G.nodes[u].get("label", u), u] for u, _, k in G.in_edges(n, keys=True)]
+        if len(links) > CARD_LINKS:  # a hub named by thousands of papers: the first ones and a count
+            card["more"] = len(links) - CARD_LINKS
+            links = heapq.nsmallest(CARD_LINKS, links)
+        card["links"] = sorted(links)
     return card
 
 
@@ -84,8 +90,7 @@ def _tooltip(G: nx.MultiDiGraph, n: str) -> str:
     return f"{d['type']}: {d.get('label', n)}" + (f"\nalso: {', '.join(aliases)}" if aliases else "")
 
 
-def _edge_title(key: str, d: dict) -> str:
-    shared = d.get("shared") or []
+def _edge_title(key: str, shared: list[str]) -> str:
     head = {"usedFor": "used for", "shares": "shares"}.get(key, key)
     if shared:
         more = f" (+{len(shared) - 12} more)" if len(shared) > 12 else ""
@@ -109,16 +114,17 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     >>> build_view(G).nodes[0]["label"]
     'x'
     """
-    H = ego_graph(G, focus, depth) if focus is not None else view_graph(G, view)
+    H = ego_graph(G, focus, depth) if focus is not None else view_graph(G, view, limit=budget)
     edge_budget = edge_budget or EDGE_BUDGET
-    note = ""
+    total = H.graph.get("total_nodes", H.number_of_nodes())
     if H.number_of_nodes() > budget:
         full_deg = H.degree
         keep = heapq.nsmallest(budget, H.nodes, key=lambda n: (-full_deg[n], n))
         if focus is not None and focus not in keep:
             keep[-1] = focus
-        note = f"Showing the {budget:,} best-connected of {H.number_of_nodes():,} nodes."
         H = induced(H, keep)
+    note = f"Showing the {H.number_of_nodes():,} best-connected of {total:,} nodes." \
+        if total > H.number_of_nodes() else ""
     deg = dict(H.degree())
     net = Network(height="100%", width="100%", directed=True, cdn_resources="in_line")
     big = H.number_of_nodes() > PHYSICS_LIMIT
@@ -155,7 +161,7 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     for u, v, key, d in edges:
         width = round(1 + min(6, math.log2(1 + d.get("weight", 1))), 2)
         # appended as pyvis's own edge records: Network.add_edge checks node membership in a list (O(n) a call)
-        net.edges.append({"from": u, "to": v, "title": _edge_title(key, d), "color": EDGE_COLOR.get(key, "#bbbbbb"),
+        net.edges.append({"from": u, "to": v, "title": _edge_title(key, member_names(G, d)), "color": EDGE_COLOR.get(key, "#bbbbbb"),
                           "width": width, "arrows": "to" if key != "shares" else "", "kgrel": key})
     net.set_options(json.dumps({
         "physics": {"enabled": not big, "stabilization": {"iterations": 250},
