@@ -201,3 +201,19 @@ def test_views_over_budget_do_not_depend_on_the_hash_seed(tmp_path):
     out = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           env=dict(os.environ, PYTHONHASHSEED=seed)).stdout for seed in ("1", "2")]
     assert out[0] == out[1] and len(out[0].split()) == 2
+
+
+def test_hub_cards_list_the_first_links_and_count_the_rest():
+    import networkx as nx
+
+    from kg.viz import CARD_LINKS
+
+    G = nx.MultiDiGraph()
+    G.add_node("task/t", type="Task", label="t", aliases=[])
+    for i in range(CARD_LINKS + 7):
+        G.add_node(f"paper/{i:04d}", type="Paper", label=f"P{i:04d}", abstract="x", docs=[f"d{i}"])
+        G.add_edge(f"paper/{i:04d}", "task/t", key="addressesTask")
+    card = build_view(G, view="overview").kg_cards["task/t"]
+    assert len(card["links"]) == CARD_LINKS and card["more"] == 7
+    assert card["links"][0][2] == "paper/0000" and card["links"][-1][2] == f"paper/{CARD_LINKS - 1:04d}"
+    assert "more" not in build_view(G, view="overview").kg_cards["paper/0000"]
