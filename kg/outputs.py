@@ -21,7 +21,7 @@ from .extract import PIPELINE_VERSION
 from .model import Extraction
 from .namespace import DEFAULT_BASE
 from .rdf import jsonld_context, write_rdf
-from .store import STORE_DIR, write_store
+from .store import STORE_DIR, StoreLoader
 from .graphio import records_to_jsonl, write_graph_json
 from .views import VIEWS
 from .viz import build_view, render_html
@@ -100,18 +100,18 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o777 & ~umask)
-    store_job = None
+    loader = None
     try:
+        # Oxigraph loads in Rust without the GIL: the store is built on a second core
+        # from the N-Triples as they are written, then while the JSON and HTML are.
+        loader = StoreLoader(tmp / STORE_DIR)
         with open(tmp / "graph.nt", "w", encoding="utf-8", newline="\n") as nt, \
                 open(tmp / "graph.ttl", "w", encoding="utf-8", newline="\n") as ttl, \
                 open(tmp / "graph.jsonld", "w", encoding="utf-8", newline="\n") as jl:
-            n_triples = write_rdf(G, {"nt": nt, "ttl": ttl, "jsonld": jl}, base)
+            n_triples = write_rdf(G, {"nt": _Tee(nt, loader), "ttl": ttl, "jsonld": jl}, base)
         (tmp / "context.jsonld").write_text(
             json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         lap("rdf")
-        # Oxigraph loads in Rust without the GIL: the store is built on a second
-        # core while the JSON files and HTML views are written here.
-        store_job = _Background(write_store, tmp / "graph.nt", tmp / STORE_DIR)
         with open(tmp / "extractions.jsonl", "w", encoding="utf-8", newline="\n") as fh:
             write_extractions(fh, extractions)
         with open(tmp / "graph.json", "w", encoding="utf-8", newline="\n") as fh:
@@ -131,48 +131,27 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             views.append((fname, name, what, len(net.nodes), net.kg_note))
         (tmp / "index.html").write_text(_index_html(stats, views), encoding="utf-8")
         lap("html")
-        store_job.result()
-        timings["store"] = store_job.seconds
+        loader.close()
+        timings["store"] = loader.seconds
         lap("store-wait")
         _swap(tmp, outdir)
     except BaseException:
-        if store_job is not None:
-            store_job.wait()  # never delete files under a running loader
+        if loader is not None:
+            loader.abort()  # never delete files under a running loader
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return stats
 
 
-class _Background:
-    """Run ``fn(*args)`` in a thread; :meth:`result` returns its value or raises its error."""
+class _Tee:
+    """A write-only text sink that copies everything to several others."""
 
-    def __init__(self, fn, *args):
-        import threading
-        import time
+    def __init__(self, *sinks):
+        self.sinks = sinks
 
-        self.seconds = 0.0
-        self._value = self._error = None
-
-        def run():
-            t = time.perf_counter()
-            try:
-                self._value = fn(*args)
-            except BaseException as exc:  # re-raised in the caller's thread
-                self._error = exc
-            self.seconds = time.perf_counter() - t
-
-        self._thread = threading.Thread(target=run, name=f"kg-{fn.__name__}", daemon=True)
-        self._thread.start()
-
-    def wait(self) -> None:
-        while self._thread.is_alive():
-            self._thread.join(0.2)
-
-    def result(self):
-        self.wait()
-        if self._error is not None:
-            raise self._error
-        return self._value
+    def write(self, text: str) -> None:
+        for sink in self.sinks:
+            sink.write(text)
 
 
 def recover(outdir: Path) -> None:

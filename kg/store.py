@@ -18,24 +18,108 @@ class QueryError(ValueError):
 
 
 def write_store(nt_path: str | Path, store_dir: str | Path, chunk_bytes: int = 32 << 20) -> None:
-    """Create an Oxigraph store in ``store_dir`` (must not exist) from an N-Triples file.
-
-    The file is bulk-loaded in chunks of whole lines (``chunk_bytes``): Oxigraph's
-    bulk loader holds a chunk in memory, so memory stays flat whatever the size.
-    """
-    store = ox.Store(str(store_dir))
+    """Create an Oxigraph store in ``store_dir`` (must not exist) from an N-Triples file,
+    in chunks of whole lines (memory stays flat whatever the size)."""
+    loader = StoreLoader(store_dir, chunk_chars=chunk_bytes)
     try:
-        with open(nt_path, "rb") as fh:
-            while True:
-                chunk = fh.read(chunk_bytes)
-                if not chunk:
-                    break
-                chunk += fh.readline()  # finish the last line
-                store.bulk_load(chunk, format=ox.RdfFormat.N_TRIPLES)
-        store.flush()
-        store.optimize()
-    finally:
-        del store
+        with open(nt_path, encoding="utf-8") as fh:
+            while chunk := fh.read(chunk_bytes):
+                loader.write(chunk + fh.readline())  # finish the last line
+        loader.close()
+    except BaseException:
+        loader.abort()
+        raise
+
+
+class StoreLoader:
+    """Builds an Oxigraph store in ``store_dir`` from N-Triples text while that text
+    is being written: :meth:`write` takes whole lines (a file-like sink, e.g. beside
+    the N-Triples file), every ``chunk_chars`` they go to a loader thread, and
+    Oxigraph parses and indexes them without holding the GIL. At most
+    ``queue_chunks`` chunks wait, so memory stays bounded. :meth:`close` waits
+    for the end and re-raises the loader's error; :meth:`abort` stops it.
+    """
+
+    def __init__(self, store_dir: str | Path, chunk_chars: int = 32 << 20, queue_chunks: int = 8):
+        import queue
+        import threading
+        import time
+
+        self._queue: queue.Queue = queue.Queue(maxsize=queue_chunks)
+        self._parts: list[str] = []
+        self._size = 0
+        self._chunk = chunk_chars
+        self._error: BaseException | None = None
+        self._stop = False
+        self.seconds = 0.0  # time the loader thread was busy
+        store = ox.Store(str(store_dir))
+
+        def run():
+            try:
+                while True:
+                    data = self._queue.get()
+                    if data is None or self._stop:
+                        break
+                    t = time.perf_counter()
+                    store.bulk_load(data, format=ox.RdfFormat.N_TRIPLES)
+                    self.seconds += time.perf_counter() - t
+                if not self._stop:
+                    t = time.perf_counter()
+                    store.flush()
+                    store.optimize()
+                    self.seconds += time.perf_counter() - t
+            except BaseException as exc:  # re-raised by write() / close()
+                self._error = exc
+
+        self._thread = threading.Thread(target=run, name="kg-store-loader", daemon=True)
+        self._thread.start()
+
+    def _put(self, item) -> None:
+        import queue
+
+        while True:
+            if self._error is not None:
+                raise self._error
+            try:
+                self._queue.put(item, timeout=0.5)
+                return
+            except queue.Full:
+                if not self._thread.is_alive():
+                    raise RuntimeError("the store loader stopped") from self._error
+
+    def write(self, text: str) -> None:
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size >= self._chunk:
+            data, self._parts, self._size = "".join(self._parts).encode("utf-8"), [], 0
+            self._put(data)
+
+    def close(self) -> None:
+        if self._parts:
+            data, self._parts, self._size = "".join(self._parts).encode("utf-8"), [], 0
+            self._put(data)
+        self._put(None)
+        while self._thread.is_alive():
+            self._thread.join(0.2)
+        if self._error is not None:
+            raise self._error
+
+    def abort(self) -> None:
+        """Stop loading (the store folder is left half-built for the caller to remove)."""
+        import queue
+
+        self._stop = True
+        while self._thread.is_alive():
+            try:
+                while True:
+                    self._queue.get_nowait()
+            except queue.Empty:
+                pass
+            try:
+                self._queue.put_nowait(None)
+            except queue.Full:
+                pass
+            self._thread.join(0.2)
 
 
 def store_path(where: str | Path) -> Path:

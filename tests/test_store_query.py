@@ -55,3 +55,21 @@ def test_csv_output_has_header(built, capsys):
     assert main(["query", "SELECT ?p ?l WHERE { ?p a kg:Paper ; rdfs:label ?l }", "--store", str(built), "-f", "csv"]) == 0
     table = list(csv.reader(io.StringIO(capsys.readouterr().out)))
     assert table[0] == ["p", "l"] and len(table) == 69
+
+
+def test_store_loader_builds_the_store_while_lines_arrive(built, tmp_path):
+    import pyoxigraph as ox
+
+    from kg.store import StoreLoader
+
+    lines = (built / "graph.nt").read_text(encoding="utf-8").splitlines(keepends=True)
+    loader = StoreLoader(tmp_path / "s", chunk_chars=4096, queue_chunks=2)  # many small chunks
+    for i in range(0, len(lines), 7):
+        loader.write("".join(lines[i:i + 7]))
+    loader.close()
+    store = ox.Store.read_only(str(tmp_path / "s"))
+    assert len(store) == len(lines)
+    bad = StoreLoader(tmp_path / "bad", chunk_chars=10)
+    with pytest.raises(SyntaxError):
+        bad.write("<http://a> <http://b> \"unterminated .\n")
+        bad.close()
