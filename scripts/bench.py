@@ -114,11 +114,15 @@ def query_latency(out: Path, with_rdflib: bool) -> tuple[float, float, float | N
 
     store = open_store(out)
     times = []
+    per: dict[str, list[float]] = {}
     for _ in range(3):
         for name, binds in NAMED:
             t = time.perf_counter()
             list(run_query(store, get_named(name).text, binds))
             times.append(time.perf_counter() - t)
+            per.setdefault(name, []).append(times[-1])
+    print("  named query medians (ms): " + ", ".join(f"{k} {1000 * statistics.median(v):.1f}" for k, v in per.items()),
+          flush=True)
     times.sort()
     med, p95 = statistics.median(times), times[int(0.95 * (len(times) - 1))]
     ratio = None
