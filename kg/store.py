@@ -52,10 +52,10 @@ class StoreLoader:
         self._error: BaseException | None = None
         self._stop = False
         self.seconds = 0.0  # time the loader thread was busy
-        store = ox.Store(str(store_dir))
 
-        def run():
+        def run():  # the store lives only in this thread: closed when loading ends
             try:
+                store = ox.Store(str(store_dir))
                 while True:
                     data = self._queue.get()
                     if data is None or self._stop:
