@@ -48,13 +48,14 @@ def _inputs(paths: list[str]):
 
 
 def cmd_build(args) -> int:
-    from .outputs import write_outputs
+    from .outputs import rdf_formats, write_outputs
     from .extract import extract_records
     from .graph import build_graph
     from .ingest import read_records
     from .resolve import resolve
 
     t0 = time.perf_counter()
+    formats = rdf_formats(args.rdf.split(","))  # a typo fails now, not after extraction
     sources = _inputs(args.inputs)
     records = read_records(sources, skip_invalid=args.skip_invalid, report=_warn)
     _log(args, f"ingest   {len(records)} records from {len(sources)} file(s)  {time.perf_counter() - t0:.2f}s")
@@ -83,7 +84,7 @@ def cmd_build(args) -> int:
     t = time.perf_counter()
     timings: dict = {}
     stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records), records=records,
-                          timings=timings)
+                          timings=timings, formats=formats)
     parts = ", ".join(f"{k} {v:.2f}s" for k, v in timings.items())
     _log(args, f"write    {args.out}/ ({stats['triples']} triples; {parts})  {time.perf_counter() - t:.2f}s")
     counts = ", ".join(f"{n} {t}" for t, n in stats["nodes"].items())
@@ -226,6 +227,9 @@ def make_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", "-o", default="outputs", help="output folder (default: outputs)")
     b.add_argument("--base", default=None, help="base IRI of the resources")
     b.add_argument("--workers", "-j", type=int, default=1, help="extraction processes (default: 1)")
+    b.add_argument("--rdf", default="ttl,nt,jsonld", metavar="FORMATS",
+                   help="RDF files to write, from ttl,nt,jsonld (default: all three; N-Triples always: "
+                        "the store and kg validate read them)")
     b.add_argument("--dask", metavar="ADDRESS",
                    help="run extraction on Dask: a scheduler address (tcp://host:8786) or 'local' "
                         "(a cluster of --workers processes on this machine); needs abstract-kg[dask]")

@@ -30,7 +30,8 @@ from .viz import build_view, render_html
 VIEW_FILES = {"overview": "graph.html", "method-task": "methods-tasks.html", "dataset": "datasets.html",
               "paper": "papers.html"}
 
-GRAPH_FILES = ("graph.ttl", "graph.nt", "graph.jsonld")
+#: RDF serializations a build can write; N-Triples always (the store and ``kg validate`` read them).
+RDF_FORMATS = {"ttl": "graph.ttl", "nt": "graph.nt", "jsonld": "graph.jsonld"}
 
 
 def atomic_write(path: str | Path, text: str) -> None:
@@ -72,18 +73,35 @@ def extractions_jsonl(extractions: Iterable[Extraction]) -> str:
     return buf.getvalue()
 
 
-def _index_html(stats: dict, views: list[tuple[str, str, str]]) -> str:
+def _index_html(stats: dict, views: list[tuple[str, str, str]], files) -> str:
     env = Environment(loader=FileSystemLoader(str(Path(__file__).parent / "templates")),
                       autoescape=select_autoescape(["html"]))
-    return env.get_template("index.html").render(stats=stats, views=views, files=GRAPH_FILES)
+    return env.get_template("index.html").render(stats=stats, views=views, files=files)
+
+
+def rdf_formats(formats) -> list[str]:
+    """The RDF formats to write, in a fixed order, N-Triples always included.
+
+    >>> rdf_formats("jsonld, nt".split(","))
+    ['nt', 'jsonld']
+    """
+    formats = {f.strip() for f in formats if f.strip()}
+    unknown = sorted(formats - set(RDF_FORMATS))
+    if unknown:
+        raise ValueError(f"unknown RDF format(s) {', '.join(unknown)} (choose from {', '.join(RDF_FORMATS)})")
+    return [f for f in RDF_FORMATS if f in formats or f == "nt"]
 
 
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
                   base: str = DEFAULT_BASE, n_records: int | None = None, records=None,
-                  timings: dict | None = None) -> dict:
+                  timings: dict | None = None, formats=tuple(RDF_FORMATS)) -> dict:
     """Write every output of a build into ``outdir`` (replaced atomically). Returns the stats;
-    ``timings``, if given, receives the seconds each part took."""
+    ``timings``, if given, receives the seconds each part took. ``formats`` are the RDF
+    serializations to write (``ttl``, ``nt``, ``jsonld``); N-Triples are always written."""
+    import contextlib
     import time
+
+    formats = rdf_formats(formats)
 
     timings = timings if timings is not None else {}
     clock = [time.perf_counter()]
@@ -105,12 +123,14 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         # Oxigraph loads in Rust without the GIL: the store is built on a second core
         # from the N-Triples as they are written, then while the JSON and HTML are.
         loader = StoreLoader(tmp / STORE_DIR)
-        with open(tmp / "graph.nt", "w", encoding="utf-8", newline="\n") as nt, \
-                open(tmp / "graph.ttl", "w", encoding="utf-8", newline="\n") as ttl, \
-                open(tmp / "graph.jsonld", "w", encoding="utf-8", newline="\n") as jl:
-            n_triples = write_rdf(G, {"nt": _Tee(nt, loader), "ttl": ttl, "jsonld": jl}, base)
-        (tmp / "context.jsonld").write_text(
-            json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        with contextlib.ExitStack() as files:
+            sinks = {f: files.enter_context(open(tmp / RDF_FORMATS[f], "w", encoding="utf-8", newline="\n"))
+                     for f in formats}
+            sinks["nt"] = _Tee(sinks["nt"], loader)
+            n_triples = write_rdf(G, sinks, base)
+        if "jsonld" in formats:
+            (tmp / "context.jsonld").write_text(
+                json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         lap("rdf")
         with open(tmp / "extractions.jsonl", "w", encoding="utf-8", newline="\n") as fh:
             write_extractions(fh, extractions)
@@ -129,7 +149,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             net = build_view(G, view=view, cards=cards)
             (tmp / fname).write_text(render_html(net), encoding="utf-8")
             views.append((fname, name, what, len(net.nodes), net.kg_note))
-        (tmp / "index.html").write_text(_index_html(stats, views), encoding="utf-8")
+        (tmp / "index.html").write_text(_index_html(stats, views, [RDF_FORMATS[f] for f in formats]),
+                                        encoding="utf-8")
         lap("html")
         loader.close()
         timings["store"] = loader.seconds

@@ -46,3 +46,16 @@ def test_stats_and_validate_commands(built, capsys):
     assert json.loads(capsys.readouterr().out)["nodes"]["Paper"] == 68
     assert main(["validate", str(built)]) == 0
     assert main(["validate", str(built / "missing")]) == 2
+
+
+def test_build_can_skip_turtle_and_jsonld(tmp_path, built, capsys):
+    out = tmp_path / "out"
+    assert main(["build", "--rdf", "nt", "--no-cache", "-q", "--out", str(out)]) == 0
+    assert not (out / "graph.ttl").exists() and not (out / "graph.jsonld").exists()
+    assert (out / "graph.nt").read_bytes() == (built / "graph.nt").read_bytes()
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert 'href="graph.nt"' in index and "graph.ttl" not in index
+    assert main(["validate", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["build", "--rdf", "nt,rdfxml", "--no-cache", "-q", "--out", str(tmp_path / "o2")]) == 2
+    assert "unknown RDF format(s) rdfxml" in capsys.readouterr().err and not (tmp_path / "o2").exists()
