@@ -141,12 +141,13 @@ class KnowledgeGraph:
         return self._from(self.records + read_records(sources), self.base)
 
     # ------------------------------------------------------------------ saving
-    def save(self, outdir: str | Path) -> dict:
-        """Write every output (RDF, store, HTML views, graph.json, records, stats) to ``outdir``."""
+    def save(self, outdir: str | Path, rdf: tuple[str, ...] = ("ttl", "nt", "jsonld")) -> dict:
+        """Write every output (RDF, store, HTML views, graph.json, records, stats) to ``outdir``;
+        ``rdf`` names the RDF serializations (N-Triples always), as ``kg build --rdf``."""
         from .outputs import write_outputs
 
         return write_outputs(self._G, self.extractions, outdir, base=self.base,
-                             n_records=len(self.records) or None, records=self.records)
+                             n_records=len(self.records) or None, records=self.records, formats=rdf)
 
     @classmethod
     def load(cls, outdir: str | Path) -> "KnowledgeGraph":
