@@ -6,6 +6,7 @@ the previous outputs stay intact until the new ones are complete.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -98,7 +99,6 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     """Write every output of a build into ``outdir`` (replaced atomically). Returns the stats;
     ``timings``, if given, receives the seconds each part took. ``formats`` are the RDF
     serializations to write (``ttl``, ``nt``, ``jsonld``); N-Triples are always written."""
-    import contextlib
     import time
 
     formats = rdf_formats(formats)

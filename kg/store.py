@@ -1,4 +1,4 @@
-"""The Oxigraph store: write it from N-Triples, open it read-only, run SPARQL.
+"""The Oxigraph store: build it from N-Triples, open it read-only, run SPARQL.
 
 Parameters go in through Oxigraph's ``substitutions`` (the SEP-0007 analogue
 of rdflib's ``initBindings``), never by formatting query text.
@@ -6,6 +6,9 @@ of rdflib's ``initBindings``), never by formatting query text.
 from __future__ import annotations
 
 import io
+import queue
+import threading
+import time
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -15,20 +18,6 @@ STORE_DIR = "store"
 
 class QueryError(ValueError):
     """A SPARQL query that does not parse or cannot run."""
-
-
-def write_store(nt_path: str | Path, store_dir: str | Path, chunk_bytes: int = 32 << 20) -> None:
-    """Create an Oxigraph store in ``store_dir`` (must not exist) from an N-Triples file,
-    in chunks of whole lines (memory stays flat whatever the size)."""
-    loader = StoreLoader(store_dir, chunk_chars=chunk_bytes)
-    try:
-        with open(nt_path, encoding="utf-8") as fh:
-            while chunk := fh.read(chunk_bytes):
-                loader.write(chunk + fh.readline())  # finish the last line
-        loader.close()
-    except BaseException:
-        loader.abort()
-        raise
 
 
 class StoreLoader:
@@ -41,10 +30,6 @@ class StoreLoader:
     """
 
     def __init__(self, store_dir: str | Path, chunk_chars: int = 32 << 20, queue_chunks: int = 8):
-        import queue
-        import threading
-        import time
-
         self._queue: queue.Queue = queue.Queue(maxsize=queue_chunks)
         self._parts: list[str] = []
         self._size = 0
@@ -75,8 +60,6 @@ class StoreLoader:
         self._thread.start()
 
     def _put(self, item) -> None:
-        import queue
-
         while True:
             if self._error is not None:
                 raise self._error
@@ -87,17 +70,19 @@ class StoreLoader:
                 if not self._thread.is_alive():
                     raise RuntimeError("the store loader stopped") from self._error
 
+    def _send(self) -> None:
+        data, self._parts, self._size = "".join(self._parts).encode("utf-8"), [], 0
+        self._put(data)
+
     def write(self, text: str) -> None:
         self._parts.append(text)
         self._size += len(text)
         if self._size >= self._chunk:
-            data, self._parts, self._size = "".join(self._parts).encode("utf-8"), [], 0
-            self._put(data)
+            self._send()
 
     def close(self) -> None:
         if self._parts:
-            data, self._parts, self._size = "".join(self._parts).encode("utf-8"), [], 0
-            self._put(data)
+            self._send()
         self._put(None)
         while self._thread.is_alive():
             self._thread.join(0.2)
@@ -106,8 +91,6 @@ class StoreLoader:
 
     def abort(self) -> None:
         """Stop loading (the store folder is left half-built for the caller to remove)."""
-        import queue
-
         self._stop = True
         while self._thread.is_alive():
             try:

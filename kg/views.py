@@ -66,20 +66,11 @@ def method_task_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiD
         for m in methods:
             for t in tasks:
                 pairs[(m, t)].add(p)
-    degree: dict[str, int] = defaultdict(int)
-    for m, t in pairs:
-        degree[m] += 1
-        degree[t] += 1
-    H = nx.MultiDiGraph()
-    if limit is not None and len(degree) > limit:  # as a budget on the full view would choose
-        H.graph["total_nodes"] = len(degree)
-        keep = set(heapq.nsmallest(limit, degree, key=lambda n: (-degree[n], n)))
-        pairs = {(m, t): ps for (m, t), ps in pairs.items() if m in keep and t in keep}
-    _copy_nodes(G, H, sorted({n for pair in pairs for n in pair}))
+    edges = []
     for (m, t), papers in sorted(pairs.items()):
         rel = "appliedTo" if (m, t) in applied else "usedFor"
-        H.add_edge(m, t, key=rel, predicate=rel, weight=len(papers), members=papers)
-    return H
+        edges.append((m, t, rel, {"predicate": rel, "weight": len(papers), "members": papers}))
+    return _limited(G, sorted({n for pair in pairs for n in pair}), edges, limit)
 
 
 def dataset_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGraph:
@@ -103,6 +94,15 @@ def dataset_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGra
     return _limited(G, datasets + papers + methods, edges, limit)
 
 
+def best_connected(degree, limit: int) -> list[str]:
+    """The ``limit`` nodes of highest degree (``degree``: node -> degree), ties by id.
+
+    >>> best_connected({"a": 1, "b": 3, "c": 3}, 2)
+    ['b', 'c']
+    """
+    return heapq.nsmallest(limit, degree, key=lambda n: (-degree[n], n))
+
+
 def _limited(G: nx.MultiDiGraph, nodes: list[str], edges: list[tuple], limit: int | None) -> nx.MultiDiGraph:
     """A view graph from its nodes and (u, v, key, data) edges; above ``limit`` nodes,
     the ``limit`` of highest degree, in sorted order (what :func:`induced` of the
@@ -117,7 +117,7 @@ def _limited(G: nx.MultiDiGraph, nodes: list[str], edges: list[tuple], limit: in
         degree[u] += 1
         degree[v] += 1
     H.graph["total_nodes"] = len(degree)
-    keep = set(heapq.nsmallest(limit, degree, key=lambda n: (-degree[n], n)))
+    keep = set(best_connected(degree, limit))
     by_source: dict[str, list[tuple]] = defaultdict(list)
     for e in edges:
         if e[0] in keep and e[1] in keep:
@@ -151,7 +151,7 @@ def paper_graph(G: nx.MultiDiGraph, per_paper: int = 5, max_papers: int = 200,
     if limit is not None and len(papers) > limit:
         H.graph["total_nodes"] = len(papers)
         reach = {p: sum(weight[e] * (len(members[e]) - 1) for _, e in G.out_edges(p) if e in members) for p in papers}
-        keep = set(heapq.nsmallest(limit, papers, key=lambda p: (-reach[p], p)))
+        keep = set(best_connected(reach, limit))
         papers = [p for p in papers if p in keep]
         members = {e: [q for q in ps if q in keep] for e, ps in members.items()}
         members = {e: ps for e, ps in members.items() if ps}

@@ -20,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pyvis.network import Network
 
 from .layout import layout
-from .views import VIEWS, ego_graph, induced, member_names, view_graph
+from .views import VIEWS, best_connected, ego_graph, induced, member_names, view_graph
 
 #: Colour and shape of each node type (also the legend).
 STYLE = {
@@ -118,8 +118,7 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     edge_budget = edge_budget or EDGE_BUDGET
     total = H.graph.get("total_nodes", H.number_of_nodes())
     if H.number_of_nodes() > budget:
-        full_deg = H.degree
-        keep = heapq.nsmallest(budget, H.nodes, key=lambda n: (-full_deg[n], n))
+        keep = best_connected(dict(H.degree), budget)
         if focus is not None and focus not in keep:
             keep[-1] = focus
         H = induced(H, keep)
