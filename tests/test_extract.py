@@ -118,3 +118,22 @@ def test_mentions_have_sentence_and_component():
     (m,) = ent.mentions
     assert m.sentence == "We introduce PixelHop2 for denoising."
     assert m.source == "kg_proposed" and m.role == "proposed"
+
+
+def test_occurrences_match_the_word_bounded_regex():
+    # the str.find search must find exactly what the regex it replaced finds
+    import random
+    import re
+
+    from kg.extract.assemble import occurrences
+
+    rng = random.Random(7)
+    alphabet = ["GAN", "gan", "Net", "net", "-", "_", " ", ",", "a", "A", "1", ".", "é", "İ", "K"]
+    forms = ["GAN", "gan", "Net", "a", "GAN-Net", "net a", "aa", "1a", "é", "K", "İ"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        form = rng.choice(forms)
+        flags = 0 if any(c.isupper() for c in form) else re.IGNORECASE
+        expected = [m.span() for m in re.finditer(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])", text, flags)]
+        folded = text.lower() if text.isascii() else None
+        assert occurrences(form, text, folded) == expected, (form, text)
