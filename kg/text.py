@@ -113,3 +113,48 @@ def normalize_github(url: str) -> str | None:
     """Normalize one GitHub URL, or None when it is not a repository URL."""
     found = find_github(url)
     return found[0][2] if found else None
+
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c in "_-"
+
+
+def occurrences(form: str, text: str, folded: str | None = None, start: int = 0,
+                ignore_case: bool | None = None, first: bool = False) -> list[tuple[int, int]]:
+    """(start, end) of every word-bounded occurrence of ``form`` in ``text`` from
+    ``start`` on, left to right without overlaps (only the first if ``first``);
+    case-insensitive if ``ignore_case``, by default unless ``form`` has a capital.
+
+    The same matches as ``re.finditer(r"(?<![\\w-])" + re.escape(form) + r"(?![\\w-])")``,
+    which it runs for non-ASCII text; ASCII text (``folded`` = its lower case) is
+    searched with ``str.find``: compiling one pattern a name cost a third of the
+    extraction.
+
+    >>> occurrences("GAN", "GAN, StyleGAN and GANs; GAN-based. GAN")
+    [(0, 3), (35, 38)]
+    >>> text = "Image classification and image classifications"
+    >>> occurrences("image classification", text, text.lower())
+    [(0, 20)]
+    """
+    if ignore_case is None:
+        ignore_case = not any(c.isupper() for c in form)
+    if folded is None or not form.isascii():
+        pattern = re.compile(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])", re.IGNORECASE if ignore_case else 0)
+        found = pattern.finditer(text, start)
+        if first:
+            m = next(found, None)
+            return [m.span()] if m else []
+        return [m.span() for m in found]
+    n = len(form)
+    hay, needle = (folded, form.lower()) if ignore_case else (text, form)
+    out = []
+    i = hay.find(needle, start)
+    while i >= 0:
+        if (i == 0 or not _word(text[i - 1])) and (i + n == len(text) or not _word(text[i + n])):
+            out.append((i, i + n))
+            if first:
+                break
+            i = hay.find(needle, i + n)
+        else:
+            i = hay.find(needle, i + 1)
+    return out

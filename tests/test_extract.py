@@ -125,7 +125,7 @@ def test_occurrences_match_the_word_bounded_regex():
     import random
     import re
 
-    from kg.extract.assemble import occurrences
+    from kg.text import occurrences
 
     rng = random.Random(7)
     alphabet = ["GAN", "gan", "Net", "net", "-", "_", " ", ",", "a", "A", "1", ".", "é", "İ", "K"]
@@ -137,3 +137,7 @@ def test_occurrences_match_the_word_bounded_regex():
         expected = [m.span() for m in re.finditer(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])", text, flags)]
         folded = text.lower() if text.isascii() else None
         assert occurrences(form, text, folded) == expected, (form, text)
+        start = rng.randint(0, len(text))  # from an offset, case-insensitive, first only
+        m = re.compile(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])", re.IGNORECASE).search(text, start)
+        assert occurrences(form, text, folded, start, ignore_case=True, first=True) == ([m.span()] if m else []), \
+            (form, text, start)

@@ -10,13 +10,12 @@ method gets one role: proposed or used, never both.
 from __future__ import annotations
 
 import bisect
-import re
 
 from spacy.tokens import Doc
 
 from ..model import DocEntity, Extraction, Mention
 from .._unionfind import UnionFind
-from ..text import compact_key
+from ..text import compact_key, occurrences
 from .components import Taken, doc_text, sentences
 
 #: Span groups in priority order, with the role they give a method.
@@ -124,40 +123,6 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     all_mentions = sorted([m for ent in entities for m in ent.mentions] + gh_mentions,
                           key=lambda m: (m.source.endswith("@title") is False, m.start, m.end))
     return Extraction(doc=doc_id, entities=tuple(entities), github=tuple(github), mentions=tuple(all_mentions))
-
-
-def _word(c: str) -> bool:
-    return c.isalnum() or c in "_-"
-
-
-def occurrences(form: str, text: str, folded: str | None = None) -> list[tuple[int, int]]:
-    """(start, end) of every word-bounded occurrence of ``form`` in ``text``, left to
-    right without overlaps; case-insensitive unless ``form`` has a capital. The
-    same matches as ``re.finditer(r"(?<![\\w-])" + re.escape(form) + r"(?![\\w-])")``,
-    which it runs for non-ASCII text; ASCII text (``folded`` = its lower case) is
-    searched with ``str.find``, since compiling one pattern a name cost a third
-    of the extraction.
-
-    >>> occurrences("GAN", "GAN, StyleGAN and GANs; GAN-based. GAN")
-    [(0, 3), (35, 38)]
-    >>> occurrences("image classification", "Image classification and image classifications")
-    [(0, 20)]
-    """
-    n = len(form)
-    caps = any(c.isupper() for c in form)
-    if folded is None or not form.isascii():
-        flags = 0 if caps else re.IGNORECASE
-        return [m.span() for m in re.finditer(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])", text, flags)]
-    hay, needle = (text, form) if caps else (folded, form.lower())
-    out = []
-    i = hay.find(needle)
-    while i >= 0:
-        if (i == 0 or not _word(text[i - 1])) and (i + n == len(text) or not _word(text[i + n])):
-            out.append((i, i + n))
-            i = hay.find(needle, i + n)
-        else:
-            i = hay.find(needle, i + 1)
-    return out
 
 
 def task_case(name: str) -> str:
