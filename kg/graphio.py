@@ -15,13 +15,13 @@ import json
 
 import networkx as nx
 
-from .model import Mention
+from .model import Mention, Record
 
 FORMAT = "abstract-kg/graph@1"
 
 
 def _mention(m: Mention) -> dict:
-    return dataclasses.asdict(m)
+    return m.to_dict()
 
 
 def write_graph_json(G: nx.MultiDiGraph, fh) -> None:
@@ -66,12 +66,12 @@ def graph_from_json(text: str) -> nx.MultiDiGraph:
 
 def records_to_jsonl(records) -> str:
     """The input records, one JSON object a line (``records.jsonl`` of a build)."""
-    return "".join(json.dumps(dataclasses.asdict(r), ensure_ascii=False, sort_keys=True) + "\n" for r in records)
+    names = [f.name for f in dataclasses.fields(Record)]
+    return "".join(json.dumps({k: getattr(r, k) for k in names}, ensure_ascii=False, sort_keys=True) + "\n"
+                   for r in records)
 
 
 def records_from_jsonl(path) -> list:
-    from .model import Record
-
     out = []
     for line in open(path, encoding="utf-8"):
         if line.strip():

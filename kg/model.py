@@ -53,6 +53,15 @@ class Mention:
     sentence: str = ""
     score: float = 1.0
 
+    def to_dict(self) -> dict:
+        """Every field (``dataclasses.asdict`` without its deep copy, which made it slow).
+
+        >>> Mention("GAN", "Method", 0, 3).to_dict()["end"]
+        3
+        """
+        return {"text": self.text, "type": self.type, "start": self.start, "end": self.end, "role": self.role,
+                "source": self.source, "sentence": self.sentence, "score": self.score}
+
 
 @dataclass(frozen=True, slots=True)
 class DocEntity:
@@ -76,9 +85,10 @@ class Extraction:
 
     def to_dict(self) -> dict:
         """Every field, for caches (:meth:`from_dict` reads it back exactly)."""
-        import dataclasses
-
-        return dataclasses.asdict(self)
+        return {"doc": self.doc,
+                "entities": [{"type": e.type, "name": e.name, "aliases": list(e.aliases), "role": e.role,
+                              "mentions": [m.to_dict() for m in e.mentions]} for e in self.entities],
+                "github": list(self.github), "mentions": [m.to_dict() for m in self.mentions]}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Extraction":

@@ -197,7 +197,8 @@ class _NTriples:
         pass
 
     def subject(self, s: str, po: list) -> None:
-        self.fh.write("".join(f"<{s}> <{p}> {_nt(o)} .\n" for p, o in po))
+        head = f"<{s}> <"
+        self.fh.write("".join(f"{head}{p}> {nt} .\n" for p, _, nt in po))
         self.count += len(po)
 
     def end(self) -> None:
@@ -241,11 +242,19 @@ class _Turtle:
             self.fh.write(f"@prefix {p}: <{ns}> .\n")
 
     def subject(self, s: str, po: list) -> None:
-        name = self.name
+        name, base = self.name, self.base
         grouped: dict[str, list[str]] = {}
-        for p, o in po:
-            obj = name(o[1]) if o[0] == "iri" else quote(o[1]) + (f"^^{name(o[2])}" if o[2] else "")
-            grouped.setdefault(p, []).append(obj)
+        for p, o, nt in po:
+            # resources and plain literals are written as in N-Triples
+            if o[0] == "iri":
+                obj = nt if o[1].startswith(base) else name(o[1])
+            else:
+                obj = nt if not o[2] else nt[:nt.rindex("^^<")] + "^^" + name(o[2])
+            objs = grouped.get(p)
+            if objs is None:
+                grouped[p] = [obj]
+            else:
+                objs.append(obj)
         lines = [("a" if p == RDF_TYPE else name(p)) + " " + ",\n        ".join(objs) for p, objs in grouped.items()]
         self.fh.write(f"\n<{s}> " + " ;\n    ".join(lines) + " .\n")
 
@@ -275,7 +284,7 @@ class _JsonLd:
     def subject(self, s: str, po: list) -> None:
         key = self.key
         node: dict = {"@id": s}
-        for p, o in po:
+        for p, o, _ in po:
             if p == RDF_TYPE:
                 node.setdefault("@type", []).append(key(o[1]))
                 continue
@@ -306,8 +315,9 @@ def write_rdf(G: nx.MultiDiGraph, files: dict[str, TextIO], base: str = DEFAULT_
     n = 0
     for s, po in statements(G, base):
         n += len(po)
+        rendered = [(p, o, _nt(o)) for p, o in po]  # each object's N-Triples form, once for all writers
         for w in writers:
-            w.subject(s, po)
+            w.subject(s, rendered)
     for w in writers:
         w.end()
     return n
