@@ -83,23 +83,6 @@ class Extraction:
     github: tuple[str, ...] = ()
     mentions: tuple[Mention, ...] = ()
 
-    def to_dict(self) -> dict:
-        """Every field, for caches (:meth:`from_dict` reads it back exactly)."""
-        return {"doc": self.doc,
-                "entities": [{"type": e.type, "name": e.name, "aliases": list(e.aliases), "role": e.role,
-                              "mentions": [m.to_dict() for m in e.mentions]} for e in self.entities],
-                "github": list(self.github), "mentions": [m.to_dict() for m in self.mentions]}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Extraction":
-        def mention(m: dict) -> Mention:
-            return Mention(**m)
-
-        entities = tuple(DocEntity(type=e["type"], name=e["name"], aliases=tuple(e["aliases"]), role=e["role"],
-                                   mentions=tuple(mention(m) for m in e["mentions"])) for e in d["entities"])
-        return cls(doc=d["doc"], entities=entities, github=tuple(d["github"]),
-                   mentions=tuple(mention(m) for m in d["mentions"]))
-
     def of(self, type_: str, role: str | None = None) -> list[DocEntity]:
         return [e for e in self.entities if e.type == type_ and (role is None or e.role == role)]
 

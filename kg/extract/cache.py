@@ -3,7 +3,8 @@ pipeline version and a fingerprint of the extraction code and lexicons:
 rebuilding after adding records re-reads only the new ones, and a changed
 pipeline never sees an old result.
 
-SQLite (stdlib), one row a text, JSON values; safe for one writer at a time.
+SQLite (stdlib), one row a text, compact JSON values (arrays, each mention
+once); safe for one writer at a time.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import sqlite3
 from functools import lru_cache
 from pathlib import Path
 
-from ..model import Extraction
+from ..model import DocEntity, Extraction, Mention
 from .pipeline import PIPELINE_VERSION
 
 
@@ -39,6 +40,39 @@ def text_key(text: str, title_len: int) -> str:
     return hashlib.sha256(f"{fingerprint()}\x00{title_len}\x00{text}".encode("utf-8")).hexdigest()
 
 
+def _mention_row(m: Mention) -> list:
+    return [m.text, m.type, m.start, m.end, m.role, m.source, m.sentence, m.score]
+
+
+def encode(ex: Extraction, sents: list) -> str:
+    """A first-pass result as compact JSON: arrays, not objects, and an entity's
+    mentions as indices into the extraction's mentions (decoding builds each once).
+
+    >>> m = Mention("GAN", "Method", 0, 3, "used", "kg_gazetteer", "GAN works.")
+    >>> ex = Extraction("d", (DocEntity("Method", "GAN", (), "used", (m,)),), (), (m,))
+    >>> decode(encode(ex, [(0, 10)])) == (ex, [(0, 10)])
+    True
+    >>> other = Extraction("d", (DocEntity("Task", "x", (), "", (Mention("x", "Task", 5, 6),)),))
+    >>> decode(encode(other, [])) == (other, [])
+    True
+    """
+    index = {m: i for i, m in enumerate(ex.mentions)}
+    entities = [[e.type, e.name, list(e.aliases), e.role, [index[m] if m in index else _mention_row(m)
+                                                            for m in e.mentions]] for e in ex.entities]
+    return json.dumps([ex.doc, entities, list(ex.github), [_mention_row(m) for m in ex.mentions], sents],
+                      ensure_ascii=False)
+
+
+def decode(value: str) -> tuple[Extraction, list]:
+    """What :func:`encode` wrote."""
+    doc, entities, github, mentions, sents = json.loads(value)
+    ms = tuple(Mention(*m) for m in mentions)
+    ents = tuple(DocEntity(t, name, tuple(aliases), role,
+                           tuple(ms[i] if isinstance(i, int) else Mention(*i) for i in refs))
+                 for t, name, aliases, role, refs in entities)
+    return Extraction(doc, ents, tuple(github), ms), [tuple(s) for s in sents]
+
+
 class ExtractionCache:
     """``get`` / ``put`` first-pass results ((Extraction, sentence spans)) by text."""
 
@@ -56,15 +90,13 @@ class ExtractionCache:
             chunk = keys[i:i + 500]
             q = f"SELECT key, value FROM extraction WHERE key IN ({','.join('?' * len(chunk))})"
             for k, v in self.db.execute(q, chunk):
-                d = json.loads(v)
-                out[k] = (Extraction.from_dict(d["extraction"]), [tuple(s) for s in d["sents"]])
+                out[k] = decode(v)
         self.hits += len(out)
         self.misses += len(keys) - len(out)
         return out
 
     def put_many(self, items: dict[str, tuple[Extraction, list]]) -> None:
-        rows = [(k, json.dumps({"extraction": ex.to_dict(), "sents": sents}, ensure_ascii=False))
-                for k, (ex, sents) in items.items()]
+        rows = [(k, encode(ex, sents)) for k, (ex, sents) in items.items()]
         with self.db:
             self.db.executemany("INSERT OR REPLACE INTO extraction (key, value) VALUES (?, ?)", rows)
 
