@@ -22,8 +22,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -53,13 +55,18 @@ def sample_paths() -> list[Path]:
 def source_name(path: Path) -> str:
     """How a record names its file: as given, but the bundled samples as
     ``kg:samples/<name>`` so that outputs do not depend on where kg is installed."""
+    return _source_name(str(path), os.getcwd())
+
+
+@lru_cache(maxsize=256)
+def _source_name(path: str, cwd: str) -> str:  # memoized: resolving paths for every record was 70% of ingest
     try:
         samples = Path(str(resources.files("kg") / "samples")).resolve()
-        if Path(path).resolve().parent == samples:
+        if (Path(cwd) / path).resolve().parent == samples:
             return f"kg:samples/{Path(path).name}"
     except (OSError, TypeError):
         pass
-    return str(path)
+    return path
 
 
 def parse_venue(text: str) -> tuple[str | None, int | None]:
