@@ -41,8 +41,11 @@ def big_corpus(path: Path, n: int) -> Path:
 
 def kill_build(args, when, sig=signal.SIGKILL, timeout=120):
     """Start `kg build`, wait until when() is true, send the signal."""
+    # SIGINT back to its default in the child: a shell starting this run in the background
+    # (`.ci/run &`) ignores SIGINT, the child inherits that, and Python then installs no
+    # KeyboardInterrupt handler, so the build would run to its end.
     proc = subprocess.Popen([sys.executable, "-m", "kg.cli", "build", *args], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     t = time.monotonic()
     while not when() and proc.poll() is None and time.monotonic() - t < timeout:
         time.sleep(0.01)
