@@ -16,7 +16,7 @@ from spacy.tokens import Doc
 from ..model import DocEntity, Extraction, Mention
 from .._unionfind import UnionFind
 from ..text import compact_key, occurrences
-from .components import Taken, doc_text, sentences
+from .components import Taken, doc_text, folded_text, sentences
 
 #: Span groups in priority order, with the role they give a method.
 GROUPS = (("kg_proposed", "proposed"), ("kg_defined", "used"), ("kg_tasks", "used"), ("kg_gazetteer", "used"),
@@ -67,7 +67,7 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
 
     # Further occurrences of every picked surface form (exact, word-bounded).
     forms = sorted({p[2] for p in picked}, key=lambda t: (-len(t), t))
-    folded = full.lower() if full.isascii() else None
+    folded = folded_text(doc)
     for form in forms:
         if len(form) < 2:
             continue

@@ -76,6 +76,16 @@ def doc_text(doc: Doc) -> str:
     return cached
 
 
+def folded_text(doc: Doc) -> str | None:
+    """The lower case of :func:`doc_text` when it is ASCII (then offsets carry over
+    and :func:`kg.text.occurrences` can search it with ``str.find``), else None;
+    computed once."""
+    if "kg_folded" not in doc.user_data:
+        text = doc_text(doc)
+        doc.user_data["kg_folded"] = text.lower() if text.isascii() else None
+    return doc.user_data["kg_folded"]
+
+
 class Taken:
     """Character ranges already claimed by a span: O(length) checks, not O(spans)."""
 

@@ -16,13 +16,13 @@ Sets ``doc.spans["kg_proposed"]`` (label ``Method``).
 """
 from __future__ import annotations
 
-
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import DATASET_HEADS, MatchComponent, doc_text, defined_shorts, defined_type, sent_start, sentences
 from ..text import occurrences
+from .components import (DATASET_HEADS, MatchComponent, defined_shorts, defined_type, doc_text, folded_text,
+                         sent_start, sentences)
 from .lexicon import lookup
 
 #: Acronyms of fields and generic families: never a paper's own method name.
@@ -115,10 +115,7 @@ def _first_use(doc: Doc, term: str) -> int:
     key = term.lower()
     if key not in cache:
         text = doc_text(doc)
-        folded = doc.user_data.get("kg_folded_text")
-        if folded is None:
-            folded = doc.user_data["kg_folded_text"] = text.lower() if text.isascii() else ""
-        found = occurrences(key, text, folded or None, doc._.kg_title_len or 0, ignore_case=True, first=True)
+        found = occurrences(key, text, folded_text(doc), doc._.kg_title_len or 0, ignore_case=True, first=True)
         cache[key] = found[0][0] if found else len(text)
     return cache[key]
 
