@@ -31,6 +31,22 @@ def test_cache_hits_give_the_same_extractions(tmp_path):
     cache.close()
 
 
+def test_opening_a_cache_removes_other_pipelines_stale_files(tmp_path):
+    import os
+    import time
+
+    old, recent = tmp_path / "extractions-0.1.0-aaaa.sqlite", tmp_path / "extractions-0.1.0-bbbb.sqlite"
+    other = tmp_path / "notes.sqlite"
+    for p in (old, recent, other):
+        p.write_bytes(b"x")
+    month_ago = time.time() - 40 * 86400
+    os.utime(old, (month_ago, month_ago))
+    os.utime(other, (month_ago, month_ago))
+    cache = ExtractionCache(tmp_path)
+    assert not old.exists() and recent.exists() and other.exists() and cache.path.exists()
+    cache.close()
+
+
 def test_cache_key_depends_on_text_title_and_pipeline():
     assert text_key("a", 0) != text_key("b", 0) != text_key("a", 3)
     assert len(fingerprint()) == 16

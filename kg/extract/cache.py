@@ -4,7 +4,9 @@ rebuilding after adding records re-reads only the new ones, and a changed
 pipeline never sees an old result.
 
 SQLite (stdlib), one row a text, compact JSON values (arrays, each mention
-once); safe for one writer at a time.
+once); safe for one writer at a time. Every change to the extraction code
+starts a new file; opening a cache removes the files of other pipelines left
+unused for :data:`STALE_DAYS` days.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -73,6 +76,25 @@ def decode(value: str) -> tuple[Extraction, list]:
     return Extraction(doc, ents, tuple(github), ms), [tuple(s) for s in sents]
 
 
+#: Cache files of other pipeline versions untouched for this many days are removed.
+STALE_DAYS = 30
+
+
+def remove_stale(folder: Path, keep: Path, days: float = STALE_DAYS) -> list[Path]:
+    """Delete the ``extractions-*.sqlite`` files in ``folder`` other than ``keep``
+    not modified for ``days`` days (a cache in use is touched when opened); returns them."""
+    cutoff = time.time() - days * 86400
+    gone = []
+    for path in sorted(folder.glob("extractions-*.sqlite")):
+        try:
+            if path != keep and path.stat().st_mtime < cutoff:
+                path.unlink()
+                gone.append(path)
+        except OSError:  # removed meanwhile, or not ours to remove
+            pass
+    return gone
+
+
 class ExtractionCache:
     """``get`` / ``put`` first-pass results ((Extraction, sentence spans)) by text."""
 
@@ -81,6 +103,8 @@ class ExtractionCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / f"extractions-{PIPELINE_VERSION}-{fingerprint()}.sqlite"
         self.db = sqlite3.connect(self.path)
+        os.utime(self.path)  # in use: not stale for other versions' cleanup
+        remove_stale(self.folder, self.path)
         self.db.execute("CREATE TABLE IF NOT EXISTS extraction (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         self.hits = self.misses = 0
 
