@@ -84,6 +84,7 @@ _GITHUB = re.compile(
     r"(?:https?://)?(?:www\.)?github\.com/([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]+)",
     re.IGNORECASE,
 )
+_GITHUB_WORD = re.compile("github", re.IGNORECASE)
 
 
 def find_github(text: str) -> list[tuple[int, int, str]]:
@@ -96,6 +97,8 @@ def find_github(text: str) -> list[tuple[int, int, str]]:
     [(11, 48, 'https://github.com/AI-sandbox/FSL-Net')]
     """
     out = []
+    if not _GITHUB_WORD.search(text):  # most texts: one literal search, not the pattern at every position
+        return out
     for m in _GITHUB.finditer(text):
         owner, repo = m.group(1), m.group(2)
         end = m.end()

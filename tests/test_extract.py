@@ -141,3 +141,24 @@ def test_occurrences_match_the_word_bounded_regex():
         m = re.compile(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])", re.IGNORECASE).search(text, start)
         assert occurrences(form, text, folded, start, ignore_case=True, first=True) == ([m.span()] if m else []), \
             (form, text, start)
+
+
+_TOKEN_TEXTS = ["TAROT: Targeted Data Selection.\nWe propose TAROT, e.g. for networks\tand studies of LLMs.",
+                "Dataset\u00a0names (e.g., CIFAR-10) and n't and y'all.\n\nTwo  spaces, analyses, losses.", ""]
+
+
+def test_pipeline_tokenizer_matches_spacy_rules_and_sets_singular_norms():
+    from kg.extract import make_nlp
+    from kg.text import singular
+
+    nlp = make_nlp()
+    # spaCy stops caching a text once a special case occurs; the whitespace rules that
+    # only repeat their text are dropped, and tokens must stay what full rules give.
+    assert "\n" not in nlp.tokenizer.rules and "e.g." in nlp.tokenizer.rules and "\u00a0" in nlp.tokenizer.rules
+    full = spacy.blank("en").tokenizer
+    full.infix_finditer, full.prefix_search, full.suffix_search = (
+        nlp.tokenizer.infix_finditer, nlp.tokenizer.prefix_search, nlp.tokenizer.suffix_search)
+    for text in _TOKEN_TEXTS:
+        ours = nlp(text)
+        assert [(t.text, t.idx, t.whitespace_) for t in ours] == [(t.text, t.idx, t.whitespace_) for t in full(text)]
+        assert [t.norm_ for t in ours] == [singular(t.lower_) for t in ours]

@@ -22,6 +22,8 @@ Extensions and span groups set on the ``Doc``:
 """
 from __future__ import annotations
 
+import numpy
+from spacy.attrs import LOWER, NORM
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
@@ -115,12 +117,41 @@ def sent_end(tok) -> int:
     return sent_bounds(tok.doc)[1][tok.i]
 
 
-@Language.component("kg_token_norm")
-def token_norm(doc: Doc) -> Doc:
-    """Set ``Token.norm_`` to the lower-cased singular form, for phrase matching."""
-    for tok in doc:
-        tok.norm_ = singular(tok.lower_)
+def token_norm(doc: Doc, cache: dict[int, int] | None = None) -> Doc:
+    """Set ``Token.norm_`` to the lower-cased singular form, for phrase matching.
+
+    ``cache`` maps lower-case string hashes to norm hashes already added to
+    ``doc.vocab`` (pass the same dict for docs of one vocab). Norms are written
+    as one array: no ``Token`` object is made.
+    """
+    if not len(doc):
+        return doc
+    cache = {} if cache is None else cache
+    strings = doc.vocab.strings
+    norms = []
+    for h in doc.to_array(LOWER).tolist():
+        n = cache.get(h)
+        if n is None:
+            n = cache[h] = strings.add(singular(strings[h]))
+        norms.append(n)
+    doc.from_array([NORM], numpy.array(norms, dtype="uint64").reshape(-1, 1))
     return doc
+
+
+class TokenNorm:
+    """The ``kg_token_norm`` component: :func:`token_norm` with a cache per pipeline."""
+
+    def __init__(self, nlp: Language, name: str):
+        self.name = name
+        self.cache: dict[int, int] = {}
+
+    def __call__(self, doc: Doc) -> Doc:
+        return token_norm(doc, self.cache)
+
+
+@Language.factory("kg_token_norm", default_config={})
+def make_token_norm(nlp: Language, name: str) -> TokenNorm:
+    return TokenNorm(nlp, name)
 
 
 # --------------------------------------------------------------------------- github

@@ -15,6 +15,7 @@ Metric names (BLEU, FID, AUROC ...) never count. Sets
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -44,6 +45,7 @@ METRICS = frozenset(
 _MODEL_SIZE = re.compile(r"^[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-?\d+(?:\.\d+)?[BbMmKk]$|^[A-Z][A-Za-z]+-\d+(?:\.\d+)?[a-z]?$")
 
 
+@lru_cache(maxsize=1 << 16)  # a pure test of a token's text, asked for every token
 def _ok_name(text: str) -> bool:
     low = text.lower()
     return (is_name_like(text) and low not in METRICS and low not in GENERIC_ACRONYMS

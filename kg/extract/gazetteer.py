@@ -39,6 +39,7 @@ class Gazetteer(MatchComponent):
         self.norm = PhraseMatcher(nlp.vocab, attr="NORM")
         exact: dict[str, list] = {}
         norm: dict[str, list] = {}
+        norms: dict[int, int] = {}
         for e in entries():
             if e.type not in types:
                 continue
@@ -52,7 +53,7 @@ class Gazetteer(MatchComponent):
                     variants.append(form.replace(" ", "-"))  # "instruction following" / "instruction-following"
                 for variant in dict.fromkeys(variants):
                     doc = nlp.make_doc(variant)
-                    token_norm(doc)
+                    token_norm(doc, norms)
                     norm.setdefault(key, []).append(doc)
         for key, docs in exact.items():
             self.exact.add(key, docs)

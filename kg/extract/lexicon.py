@@ -65,6 +65,7 @@ def _forms() -> tuple[dict[str, str], dict[str, str]]:
     return exact, lower
 
 
+@lru_cache(maxsize=1 << 16)
 def lookup(text: str) -> str | None:
     """The gazetteer type of a surface form, matched as the gazetteer matches it:
     names with capitals or digits exactly ("ComplEx" is not "complex"), others

@@ -16,6 +16,8 @@ Sets ``doc.spans["kg_proposed"]`` (label ``Method``).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
@@ -50,6 +52,7 @@ SKIPPABLE = frozenset(
 CONTRIBUTION = frozenset("innovation contribution idea component ingredient insight".split())
 
 
+@lru_cache(maxsize=1 << 16)  # asked for every token, by several components
 def is_name_like(text: str) -> bool:
     """A token that looks like a proper method name: inner capitals or letters with digits.
 

@@ -23,6 +23,8 @@ Sets ``doc.spans["kg_tasks"]`` (label ``Task``, ``kb_id_`` = canonical name).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
@@ -69,6 +71,7 @@ def _object_head(tok) -> bool:
             and low not in STOP and len(low) > 3)
 
 
+@lru_cache(maxsize=1 << 16)  # asked for every lower-case word
 def _nominal(verb: str) -> str | None:
     """The task head of a verb form: "localizing" -> "localization", "detect" -> "detection"."""
     heads = task_heads()
