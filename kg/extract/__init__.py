@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 
 from ..model import Extraction, Record
 from .assemble import assemble
+from .cache import decode, encode
 from .components import sentences
 from .pipeline import PIPELINE_VERSION, get_nlp, make_nlp
 from .propagate import _pattern, build_lexicon, propagate
@@ -67,12 +68,12 @@ def _second_pass_chunk(keys):  # in a forked worker: only the extractions that c
     return out
 
 
-def _first_pass_chunk(items):  # in a forked worker
-    return _first_pass(items, nlp=_POOL_NLP)
+def _first_pass_chunk(items):  # in a forked worker; compact JSON travels faster than pickled objects
+    return [encode(*r) for r in _first_pass(items, nlp=_POOL_NLP)]
 
 
 def _dask_first_pass(items):  # on a Dask worker: the worker's own pipeline, built once per process
-    return _first_pass(items)
+    return [encode(*r) for r in _first_pass(items)]
 
 
 def _dask_second_pass(rows, names):  # on a Dask worker: rows of (abstract, extraction, sentences)
@@ -180,6 +181,7 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     if dask is not None:
         _check_dask_workers(dask)
     fresh: dict[str, tuple[Extraction, list]] = {}
+    encoded: dict[str, str] = {}  # what workers sent, as the cache stores it
     items = [(t, texts[t][0]) for t in todo]
     if items and (dask is not None or (workers > 1 and len(items) > 200)):
         n = _n_workers(workers, dask)
@@ -189,7 +191,9 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
             _POOL_NLP = nlp or get_nlp()  # built once here, inherited by the forked workers
         try:
             for chunk, results in _map_chunks("first", chunks, workers, dask):
-                fresh.update({t: r for (t, _), r in zip(chunk, results)})
+                for (t, _), r in zip(chunk, results):
+                    encoded[t] = r
+                    fresh[t] = decode(r)
                 if progress:
                     progress(len(done) + len(fresh), total)
         finally:
@@ -201,7 +205,7 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
             if progress:
                 progress(len(done) + len(fresh), total)
     if cache is not None and fresh:
-        cache.put_many({keys[t]: r for t, r in fresh.items()})
+        cache.put_many({keys[t]: encoded.get(t) or r for t, r in fresh.items()})
     done.update(fresh)
     if corpus_names:
         lexicon = build_lexicon(done[t][0] for t in texts)

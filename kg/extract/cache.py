@@ -119,8 +119,9 @@ class ExtractionCache:
         self.misses += len(keys) - len(out)
         return out
 
-    def put_many(self, items: dict[str, tuple[Extraction, list]]) -> None:
-        rows = [(k, encode(ex, sents)) for k, (ex, sents) in items.items()]
+    def put_many(self, items: dict[str, tuple[Extraction, list] | str]) -> None:
+        """Store results, given as (Extraction, sentence spans) or already encoded."""
+        rows = [(k, v if isinstance(v, str) else encode(*v)) for k, v in items.items()]
         with self.db:
             self.db.executemany("INSERT OR REPLACE INTO extraction (key, value) VALUES (?, ?)", rows)
 
