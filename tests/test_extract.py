@@ -162,3 +162,35 @@ def test_pipeline_tokenizer_matches_spacy_rules_and_sets_singular_norms():
         ours = nlp(text)
         assert [(t.text, t.idx, t.whitespace_) for t in ours] == [(t.text, t.idx, t.whitespace_) for t in full(text)]
         assert [t.norm_ for t in ours] == [singular(t.lower_) for t in ours]
+
+
+def test_corpus_name_finder_matches_a_scan_of_every_word():
+    # The finder looks up only the words that begin a form; it must find what the
+    # scan over every word of the text found (the loop it replaced).
+    import random
+    import re
+
+    from kg.extract.propagate import Finder
+
+    word = re.compile(r"[\w][\w-]*")
+
+    def scan(finder, text):
+        pos, out = 0, []
+        for m in word.finditer(text):
+            if m.start() < pos or (m.start() > 0 and text[m.start() - 1] in "-_"):
+                continue
+            for form in finder.by_first.get(m.group(0), ()):
+                end = m.start() + len(form)
+                if text.startswith(form, m.start()) and (end == len(text) or not (text[end].isalnum() or text[end] in "-_")):
+                    out.append((m.start(), end, form))
+                    pos = end
+                    break
+        return out
+
+    rng = random.Random(11)
+    alphabet = ["GSU", "Net", "net", "-", "_", " ", ",", "a", "1", ".", "Gated", "Unit", "é", "("]
+    for _ in range(3000):
+        forms = {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 5))}
+        finder = Finder(forms)
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
+        assert list(finder.finditer(text)) == scan(finder, text), (sorted(forms), text)

@@ -51,6 +51,10 @@ def build_lexicon(extractions: Iterable[Extraction]) -> dict[str, tuple[str, tup
 _WORD = re.compile(r"[\w][\w-]*")
 
 
+def _WORDCHAR(c: str) -> bool:  # [\w-] on ASCII
+    return c.isalnum() or c in "_-"
+
+
 class Finder:
     """Finds lexicon forms in text, word-bounded and case-sensitive, in one pass
     over the text's words (a dict from first word to forms; no giant regex)."""
@@ -67,15 +71,36 @@ class Finder:
 
     def finditer(self, text: str) -> Iterator[tuple[int, int, str]]:
         pos = 0
-        for m in _WORD.finditer(text):
-            if m.start() < pos or (m.start() > 0 and text[m.start() - 1] in "-_"):
+        for start, word in self._words(text):
+            if start < pos or (start > 0 and text[start - 1] in "-_"):
                 continue
-            for form in self.by_first.get(m.group(0), ()):
-                end = m.start() + len(form)
-                if text.startswith(form, m.start()) and (end == len(text) or not (text[end].isalnum() or text[end] in "-_")):
-                    yield m.start(), end, form
+            for form in self.by_first.get(word, ()):
+                end = start + len(form)
+                if text.startswith(form, start) and (end == len(text) or not (text[end].isalnum() or text[end] in "-_")):
+                    yield start, end, form
                     pos = end
                     break
+
+    def _words(self, text: str) -> list[tuple[int, str]]:
+        r"""(start, word) of the ``_WORD`` matches of ``text`` that begin a form, in order.
+
+        ASCII text: the distinct words come from one ``findall`` and only those that
+        begin a form are looked up with ``str.find`` (a word starts at p when the
+        character before is not in ``[\w-]``, and ends where ``[\w-]`` ends); the
+        Python loop over every word of every text was most of the corpus pass.
+        """
+        if not text.isascii():
+            return [(m.start(), m.group(0)) for m in _WORD.finditer(text)]
+        out = []
+        for word in self.by_first.keys() & set(_WORD.findall(text)):
+            n, at = len(text), text.find(word)
+            while at >= 0:
+                end = at + len(word)
+                if (at == 0 or not _WORDCHAR(text[at - 1])) and (end == n or not _WORDCHAR(text[end])):
+                    out.append((at, word))
+                at = text.find(word, end if end > at else at + 1)
+        out.sort()
+        return out
 
 
 def _pattern(lexicon: dict) -> Finder | None:
