@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import networkx as nx
 
+from ._gc import without_gc
 from .resolve import Resolved
 
 PREDICATES = ("proposes", "usesMethod", "addressesTask", "usesDataset", "hasCode", "publishedIn",
               "appliedTo", "evaluatedOn")
 
 
+@without_gc
 def build_graph(res: Resolved) -> nx.MultiDiGraph:
     """The graph of a :class:`~kg.resolve.Resolved` result.
 

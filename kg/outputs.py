@@ -18,6 +18,7 @@ from pathlib import Path
 import networkx as nx
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from ._gc import without_gc
 from .extract import PIPELINE_VERSION
 from .model import Extraction
 from .namespace import DEFAULT_BASE
@@ -93,6 +94,7 @@ def rdf_formats(formats) -> list[str]:
     return [f for f in RDF_FORMATS if f in formats or f == "nt"]
 
 
+@without_gc
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
                   base: str = DEFAULT_BASE, n_records: int | None = None, records=None,
                   timings: dict | None = None, formats=tuple(RDF_FORMATS)) -> dict:

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ._gc import without_gc
 from ._unionfind import UnionFind
 from .model import DocEntity, Entity, Extraction, Mention, Paper, Record, Relation
 from .text import compact_key, iri_slug, norm_key, normalize_github, text_hash
@@ -56,6 +57,7 @@ def venue_id(name: str) -> str:
     return "venue/" + iri_slug(norm_key(name))
 
 
+@without_gc
 def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Resolved:
     records = list(records)
     extractions = list(extractions)
@@ -75,31 +77,32 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
     uf = UnionFind()
     acronym_links: dict[tuple, set] = defaultdict(set)
     doc_entities: list[tuple[str, DocEntity]] = []
+    anchor_of: dict[int, tuple] = {}  # id(DocEntity) -> its anchor key (the entities live as long as paper_ex)
+    key = lru_cache(maxsize=None)(compact_key)  # the same forms recur across papers
     for pid, ex in paper_ex.items():
         for ent in ex.entities:
             doc_entities.append((pid, ent))
             forms = [ent.name, *ent.aliases]
             longs = [f for f in forms if not _is_acronym(f)]
             shorts = [f for f in forms if _is_acronym(f)]
-            anchor = (ent.type, compact_key(longs[0] if longs else shorts[0]))
+            anchor = anchor_of[id(ent)] = (ent.type, key(longs[0] if longs else shorts[0]))
             uf.find(anchor)
             for f in longs:
-                uf.union(anchor, (ent.type, compact_key(f)))
+                uf.union(anchor, (ent.type, key(f)))
             if longs:
                 for f in shorts:
-                    acronym_links[(ent.type, compact_key(f))].add(anchor)
+                    acronym_links[(ent.type, key(f))].add(anchor)
             elif shorts:
                 for f in shorts:
-                    uf.union(anchor, (ent.type, compact_key(f)))
+                    uf.union(anchor, (ent.type, key(f)))
     for short, anchors in sorted(acronym_links.items()):
         roots = {uf.find(a) for a in anchors}
         if len(roots) == 1:
             uf.union(short, next(iter(roots)))
+    roots = {anchor: uf.find(anchor) for anchor in set(anchor_of.values())}
 
     def root_of(ent: DocEntity):
-        forms = [ent.name, *ent.aliases]
-        longs = [f for f in forms if not _is_acronym(f)]
-        return uf.find((ent.type, compact_key(longs[0] if longs else forms[0])))
+        return roots[anchor_of[id(ent)]]
 
     members: dict[tuple, list[tuple[str, DocEntity]]] = defaultdict(list)
     for pid, ent in doc_entities:
@@ -180,7 +183,8 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
             for d in preds.get("usesDataset", []):
                 derived[(m, "evaluatedOn", d)].add(pid)
 
-    relations = [Relation(s, p, o, mentions=tuple(sorted(set(ms), key=lambda m: (m.start, m.end, m.type))))
+    relations = [Relation(s, p, o, mentions=tuple(ms) if len(ms) < 2 else
+                          tuple(sorted(set(ms), key=lambda m: (m.start, m.end, m.type))))
                  for (s, p, o), ms in sorted(rels.items())]
     relations += [Relation(s, p, o, derived_from=tuple(sorted(src))) for (s, p, o), src in sorted(derived.items())]
     all_entities = sorted(list(entities.values()) + list(repos.values()), key=lambda e: e.id)

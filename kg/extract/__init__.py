@@ -64,7 +64,7 @@ def _second_pass_chunk(keys):  # in a forked worker: only the extractions that c
     for t in keys:
         ex, sents = done[t]
         new = propagate(ex, texts[t][1], lexicon, finder, sents)
-        out.append(None if new is ex else new)
+        out.append(None if new is ex else encode(new, sents))
     return out
 
 
@@ -134,10 +134,17 @@ def _map_chunks(kind: str, chunks: list, workers: int, client):
         rows = [[(texts[t][1], *done[t]) for t in chunk] for chunk in chunks]
         results = _dask_map(client, _dask_second_pass, rows, names=(lexicon, finder))
     else:
+        import gc
         import multiprocessing as mp
 
-        with mp.get_context("fork").Pool(workers) as pool:
-            yield from zip(chunks, pool.imap(_first_pass_chunk if kind == "first" else _second_pass_chunk, chunks))
+        # Objects frozen before the fork are never walked by the workers' collector,
+        # so their pages stay shared instead of being copied into every worker.
+        gc.freeze()
+        try:
+            with mp.get_context("fork").Pool(workers) as pool:
+                yield from zip(chunks, pool.imap(_first_pass_chunk if kind == "first" else _second_pass_chunk, chunks))
+        finally:
+            gc.unfreeze()
         return
     yield from zip(chunks, results)
 
@@ -219,7 +226,9 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
             try:
                 for chunk, results in _map_chunks("second", chunks, workers, dask):
                     for t, new in zip(chunk, results):
-                        if new is not None:
+                        if isinstance(new, str):  # from a forked worker
+                            done[t] = decode(new)
+                        elif new is not None:
                             done[t] = (new, done[t][1])
             finally:
                 _POOL_STATE = None
