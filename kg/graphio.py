@@ -19,6 +19,9 @@ from .model import Mention, Record
 
 FORMAT = "abstract-kg/graph@1"
 
+#: One encoder for every line (``json.dumps`` with options builds a new one a call).
+_ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True, check_circular=False).encode
+
 
 def _mention(m: Mention) -> dict:
     return m.to_dict()
@@ -28,13 +31,13 @@ def write_graph_json(G: nx.MultiDiGraph, fh) -> None:
     """Stream the node-link JSON of ``G`` to a text file, one node or link a line."""
     fh.write('{"directed": true, "format": ' + json.dumps(FORMAT) + ', "multigraph": true,\n"nodes": [')
     for i, (n, d) in enumerate(sorted(G.nodes(data=True))):
-        fh.write(("\n" if i == 0 else ",\n") + json.dumps({"id": n, **d}, ensure_ascii=False, sort_keys=True))
+        fh.write(("\n" if i == 0 else ",\n") + _ENCODE({"id": n, **d}))
     fh.write('],\n"links": [')
     for i, (u, v, k, d) in enumerate(sorted(G.edges(keys=True, data=True), key=lambda e: e[:3])):
         link = {"source": u, "target": v, "key": k}
         for name, value in d.items():
             link[name] = [_mention(m) for m in value] if name == "mentions" else value
-        fh.write(("\n" if i == 0 else ",\n") + json.dumps(link, ensure_ascii=False, sort_keys=True))
+        fh.write(("\n" if i == 0 else ",\n") + _ENCODE(link))
     fh.write("]}\n")
 
 
@@ -67,7 +70,7 @@ def graph_from_json(text: str) -> nx.MultiDiGraph:
 def records_to_jsonl(records) -> str:
     """The input records, one JSON object a line (``records.jsonl`` of a build)."""
     names = [f.name for f in dataclasses.fields(Record)]
-    return "".join(json.dumps({k: getattr(r, k) for k in names}, ensure_ascii=False, sort_keys=True) + "\n"
+    return "".join(_ENCODE({k: getattr(r, k) for k in names}) + "\n"
                    for r in records)
 
 

@@ -36,17 +36,25 @@ def layout(G: nx.Graph, iterations: int = 60, seed: int = 7, sample: int = 1000,
     k = np.sqrt(k2)
     t = 0.2
     cool = t / (iterations + 1)
+    m = min(n, sample)
+    # The n x m repulsion arrays are computed in place in four buffers (the same float32
+    # operations in the same order as the plain expressions: the same positions, without
+    # allocating nine temporary arrays a step).
+    dx, dy, d2, tmp = (np.empty((n, m), dtype=np.float32) for _ in range(4))
     for _ in range(iterations):
         if n > sample:
             pick = rng.choice(n, sample, replace=False)
             sx, sy, scale = x[pick], y[pick], np.float32(n / sample)
         else:
             sx, sy, scale = x, y, np.float32(1.0)
-        dx = x[:, None] - sx[None, :]
-        dy = y[:, None] - sy[None, :]
-        inv = k2 / np.maximum(dx * dx + dy * dy, np.float32(1e-6))
-        fx = (dx * inv).sum(1) * scale
-        fy = (dy * inv).sum(1) * scale
+        np.subtract(x[:, None], sx[None, :], out=dx)
+        np.subtract(y[:, None], sy[None, :], out=dy)
+        np.multiply(dx, dx, out=d2)
+        d2 += np.multiply(dy, dy, out=tmp)
+        np.maximum(d2, np.float32(1e-6), out=d2)
+        np.divide(k2, d2, out=d2)  # inv
+        fx = np.multiply(dx, d2, out=dx).sum(1) * scale
+        fy = np.multiply(dy, d2, out=dy).sum(1) * scale
         if len(edges):
             ex = x[edges[:, 0]] - x[edges[:, 1]]
             ey = y[edges[:, 0]] - y[edges[:, 1]]

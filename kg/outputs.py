@@ -63,8 +63,9 @@ def graph_stats(G: nx.MultiDiGraph, n_records: int | None = None) -> dict:
 
 def write_extractions(fh, extractions: Iterable[Extraction]) -> None:
     """The ``kg extract`` JSON Lines, one object a record."""
+    encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
     for e in extractions:
-        fh.write(json.dumps(e.to_json(), ensure_ascii=False) + "\n")
+        fh.write(encode(e.to_json()) + "\n")
 
 
 def extractions_jsonl(extractions: Iterable[Extraction]) -> str:

@@ -262,6 +262,9 @@ class _Turtle:
         pass
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True, check_circular=False).encode
+
+
 class _JsonLd:
     """JSON-LD: the context, then a ``@graph`` of one object a subject (compact IRIs)."""
 
@@ -296,7 +299,7 @@ class _JsonLd:
                 val = o[1]
             node.setdefault(key(p), []).append(val)
         node = {k: (v[0] if isinstance(v, list) and len(v) == 1 else v) for k, v in node.items()}
-        self.fh.write(("\n  " if self.first else ",\n  ") + json.dumps(node, ensure_ascii=False, sort_keys=True))
+        self.fh.write(("\n  " if self.first else ",\n  ") + _ENCODE(node))
         self.first = False
 
     def end(self) -> None:

@@ -94,6 +94,20 @@ def dataset_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGra
     return _limited(G, datasets + papers + methods, edges, limit)
 
 
+def degrees(G: nx.MultiDiGraph) -> dict:
+    """``dict(G.degree)`` (in + out links, each parallel link counted), read from the
+    graph's adjacency dicts: networkx's degree view took 1-2 s on a 20k-paper graph.
+
+    >>> G = nx.MultiDiGraph([("a", "b"), ("a", "b"), ("b", "c"), ("c", "c")])
+    >>> degrees(G) == dict(G.degree)
+    True
+    """
+    if not G.is_directed() or not G.is_multigraph():
+        return dict(G.degree)
+    succ, pred = G._succ, G._pred  # networkx's documented data structure: node -> neighbour -> key -> data
+    return {n: sum(map(len, nbrs.values())) + sum(map(len, pred[n].values())) for n, nbrs in succ.items()}
+
+
 def best_connected(degree, limit: int) -> list[str]:
     """The ``limit`` nodes of highest degree (``degree``: node -> degree), ties by id.
 

@@ -20,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pyvis.network import Network
 
 from .layout import layout
-from .views import VIEWS, best_connected, ego_graph, induced, member_names, view_graph
+from .views import VIEWS, best_connected, degrees, ego_graph, induced, member_names, view_graph
 
 #: Colour and shape of each node type (also the legend).
 STYLE = {
@@ -118,13 +118,13 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     edge_budget = edge_budget or EDGE_BUDGET
     total = H.graph.get("total_nodes", H.number_of_nodes())
     if H.number_of_nodes() > budget:
-        keep = best_connected(dict(H.degree), budget)
+        keep = best_connected(degrees(H), budget)
         if focus is not None and focus not in keep:
             keep[-1] = focus
         H = induced(H, keep)
     note = f"Showing the {H.number_of_nodes():,} best-connected of {total:,} nodes." \
         if total > H.number_of_nodes() else ""
-    deg = dict(H.degree())
+    deg = degrees(H)
     net = Network(height="100%", width="100%", directed=True, cdn_resources="in_line")
     big = H.number_of_nodes() > PHYSICS_LIMIT
     pos = {}

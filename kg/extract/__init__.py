@@ -192,7 +192,7 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     items = [(t, texts[t][0]) for t in todo]
     if items and (dask is not None or (workers > 1 and len(items) > 200)):
         n = _n_workers(workers, dask)
-        size = max(50, min(1000, len(items) // (n * 4) + 1))
+        size = max(50, min(250, len(items) // (n * 4) + 1))  # small: no worker idles long at the end
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
         if dask is None:
             _POOL_NLP = nlp or get_nlp()  # built once here, inherited by the forked workers
