@@ -194,3 +194,13 @@ def test_corpus_name_finder_matches_a_scan_of_every_word():
         finder = Finder(forms)
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
         assert list(finder.finditer(text)) == scan(finder, text), (sorted(forms), text)
+
+
+def test_token_texts_are_the_tokens_text_and_lower_case():
+    from kg.extract import make_nlp
+    from kg.extract.tokens import token_texts
+
+    nlp = make_nlp()
+    for text in _TOKEN_TEXTS + ["Ünïcode İstanbul ΣΑΣ straße café (CAFÉ) x\u200by"]:
+        doc = nlp(text)
+        assert token_texts(doc) == ([t.text for t in doc], [t.lower_ for t in doc])

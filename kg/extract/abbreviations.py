@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Span
 
+from .tokens import token_texts
+
 MAX_SHORT_TOKENS = 5
 MAX_SHORT_CHARS = 12
 _STOP_PUNCT = {",", ";", ":", ".", "(", ")", "[", "]", "?", "!"}
@@ -126,12 +128,14 @@ def find_abbreviations(doc: Doc) -> list[tuple[Span, Span]]:
     """(long form, short form) span pairs defined in ``doc``, in text order."""
     pairs: list[tuple[Span, Span]] = []
     bounds = {}
+    texts = token_texts(doc)[0]
     if doc.has_annotation("SENT_START"):
         for sent in doc.sents:
-            bounds.update({i: sent for i in range(sent.start, sent.end) if doc[i].text == "("})
-    for tok in doc:
-        if tok.text != "(" or tok.i == 0:
+            bounds.update({i: sent for i in range(sent.start, sent.end) if texts[i] == "("})
+    for i, text in enumerate(texts):
+        if text != "(" or i == 0:
             continue
+        tok = doc[i]
         sent = bounds.get(tok.i, doc[:])
         j = _closing(doc, tok.i, sent.end)
         if j is None or j == tok.i + 1:

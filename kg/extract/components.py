@@ -29,6 +29,7 @@ from spacy.tokens import Doc, Span
 
 from ..text import find_github, singular
 from .abbreviations import find_abbreviations
+from .tokens import doc_text, token_texts  # noqa: F401  (doc_text is used by the other components)
 from .lexicon import lookup, task_heads
 
 for _name, _default in (("kg_github", None), ("kg_abbreviations", None), ("kg_title_len", 0)):
@@ -67,14 +68,6 @@ def sent_bounds(doc: Doc) -> tuple[list[int], list[int]]:
             for i in range(sent.start, sent.end):
                 starts[i], ends[i] = sent.start, sent.end
         cached = doc.user_data["kg_sent_bounds"] = (starts, ends)
-    return cached
-
-
-def doc_text(doc: Doc) -> str:
-    """``doc.text``, computed once (spaCy joins every token on each access)."""
-    cached = doc.user_data.get("kg_text")
-    if cached is None:
-        cached = doc.user_data["kg_text"] = doc.text
     return cached
 
 

@@ -21,7 +21,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import DATASET_HEADS, MatchComponent, defined_shorts, sent_end, sent_start
+from .components import DATASET_HEADS, MatchComponent, defined_shorts, sent_end, sent_start, token_texts
 from .lexicon import lookup
 from .proposals import GENERIC_ACRONYMS, is_name_like, is_title_word
 
@@ -61,9 +61,11 @@ class ContextCues(MatchComponent):
     # -- datasets
     def _datasets(self, doc: Doc) -> list[Span]:
         out = []
-        for tok in doc:
-            if tok.lower_ not in DATASET_HEADS or tok.i == 0:
+        lowers = token_texts(doc)[1]
+        for i, low in enumerate(lowers):
+            if low not in DATASET_HEADS or i == 0:
                 continue
+            tok = doc[i]
             plural = tok.lower_ in {"datasets", "benchmarks", "corpora"}
             # Walk back over a list of names: "the A, B, and C datasets".
             k = tok.i - 1
@@ -80,8 +82,9 @@ class ContextCues(MatchComponent):
                 while k >= sent_start(tok) and doc[k].text in {",", "and", "or"}:
                     k -= 1
         # "datasets such as A, B and C" / "benchmarks including A and B"
-        for tok in doc:
-            if tok.lower_ in {"datasets", "benchmarks"} and tok.i + 2 < len(doc):
+        for i, low in enumerate(lowers):
+            if low in {"datasets", "benchmarks"} and i + 2 < len(doc):
+                tok = doc[i]
                 k = tok.i + 1
                 if doc[k].lower_ == "such" and doc[k + 1].lower_ == "as":
                     k += 2
@@ -118,10 +121,10 @@ class ContextCues(MatchComponent):
     def _methods(self, doc: Doc) -> list[Span]:
         out = []
         shorts = defined_shorts(doc)  # their definition types them
-        for tok in doc:
-            text = tok.text
+        for i, text in enumerate(token_texts(doc)[0]):
             if not _ok_name(text) or lookup(text) in ("Dataset", "Task") or text in shorts:
                 continue
+            tok = doc[i]
             if tok.i + 1 < len(doc) and doc[tok.i + 1].lower_ in DATASET_HEADS:
                 continue
             prev = [doc[k].lower_ for k in range(max(sent_start(tok), tok.i - 2), tok.i)]

@@ -23,7 +23,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from ..text import occurrences
-from .components import (DATASET_HEADS, MatchComponent, defined_shorts, defined_type, doc_text, folded_text,
+from .components import (DATASET_HEADS, MatchComponent, defined_shorts, defined_type, doc_text, folded_text, token_texts,
                          sent_start, sentences)
 from .lexicon import lookup
 
@@ -149,9 +149,12 @@ class ProposalFinder(MatchComponent):
     @staticmethod
     def _first_proposal(doc: Doc) -> int | None:
         """Start char of the first sentence where the paper proposes something, if any."""
-        for t in doc:
-            if (t.lower_ in PROPOSE_VERBS and t.lower_ not in {"build", "builds", "construct", "constructs"}
-                    and any(w.lower_ in SUBJECTS for w in doc[sent_start(t):t.i])):
+        lowers = token_texts(doc)[1]
+        for i, low in enumerate(lowers):
+            if low not in PROPOSE_VERBS or low in {"build", "builds", "construct", "constructs"}:
+                continue
+            t = doc[i]
+            if any(w in SUBJECTS for w in lowers[sent_start(t):i]):
                 return doc[sent_start(t)].idx
         return None
 

@@ -30,7 +30,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from ..text import compact_key, singular
-from .components import MatchComponent, sent_end, sent_start
+from .components import MatchComponent, sent_end, sent_start, token_texts
 from .lexicon import DESCRIPTIVE_SUFFIXES, STOP, lookup, task_heads
 
 FOLLOWERS = frozenset("task tasks problem problems benchmark benchmarks setting settings method methods "
@@ -90,6 +90,17 @@ def _nominal(verb: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1 << 16)
+def _maybe_head(low: str) -> bool:
+    """Whether a token (its lower case) can end a task name: a hyphenated word ending in a
+    task head ("rule-learning") or a task head itself (what the scan below then checks)."""
+    heads = task_heads()
+    parts = low.split("-")
+    if len(parts) > 1 and parts[-1] in heads and all(p.isalpha() for p in parts) and parts[0] not in STOP:
+        return True
+    return singular(low) in heads or low in heads
+
+
 class TaskFinder(MatchComponent):
     """Find task names by their head noun and the words around them."""
 
@@ -97,7 +108,11 @@ class TaskFinder(MatchComponent):
         """(span, canonical name) of every noun-phrase and verb-phrase candidate."""
         heads = task_heads()
         out = []
-        for tok in doc:
+        texts, lowers = token_texts(doc)
+        for i, low in enumerate(lowers):
+            if not _maybe_head(low):
+                continue
+            tok = doc[i]
             parts = tok.lower_.split("-")
             if len(parts) > 1 and parts[-1] in heads and all(p.isalpha() for p in parts) and parts[0] not in STOP:
                 # "rule-learning", "feature-learning": a task written as one hyphenated word
@@ -129,9 +144,13 @@ class TaskFinder(MatchComponent):
                 continue
             out.append((span, canonical))
         # verb phrases: "localizing feature shifts", "to localize feature shifts"
-        for tok in doc:
-            nominal = _nominal(tok.text) if tok.is_alpha and tok.is_lower else None
-            if nominal is None or tok.i + 1 >= sent_end(tok):
+        for i, text in enumerate(texts):
+            # spaCy's is_alpha / is_lower of English are str.isalpha / str.islower of the text
+            nominal = _nominal(text) if text.isalpha() and text.islower() else None
+            if nominal is None:
+                continue
+            tok = doc[i]
+            if tok.i + 1 >= sent_end(tok):
                 continue
             k = tok.i + 1
             while k < sent_end(tok) and k - tok.i <= MAX_MODIFIERS and _modifier(doc[k], False):
