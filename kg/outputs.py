@@ -124,13 +124,15 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     loader = None
     try:
         # Oxigraph loads in Rust without the GIL: the store is built on a second core
-        # from the N-Triples as they are written, then while the JSON and HTML are.
-        loader = StoreLoader(tmp / STORE_DIR)
+        # from the N-Triples file as it is written, then while the JSON and HTML are.
+        nt_path = tmp / RDF_FORMATS["nt"]
         with contextlib.ExitStack() as files:
             sinks = {f: files.enter_context(open(tmp / RDF_FORMATS[f], "w", encoding="utf-8", newline="\n"))
                      for f in formats}
-            sinks["nt"] = _Tee(sinks["nt"], loader)
+            loader = StoreLoader(tmp / STORE_DIR, nt_path)
+            sinks["nt"] = _Growing(sinks["nt"], loader)
             n_triples = write_rdf(G, sinks, base)
+        loader.grow(nt_path.stat().st_size, done=True)
         if "jsonld" in formats:
             (tmp / "context.jsonld").write_text(
                 json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -167,15 +169,20 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     return stats
 
 
-class _Tee:
-    """A write-only text sink that copies everything to several others."""
+class _Growing:
+    """The N-Triples file: every ``every`` characters written (whole lines: each write
+    is whole lines), flushed, and the store loader told how far it may read."""
 
-    def __init__(self, *sinks):
-        self.sinks = sinks
+    def __init__(self, fh, loader: StoreLoader, every: int = 8 << 20):
+        self.fh, self.loader, self.every, self.pending = fh, loader, every, 0
 
     def write(self, text: str) -> None:
-        for sink in self.sinks:
-            sink.write(text)
+        self.fh.write(text)
+        self.pending += len(text)
+        if self.pending >= self.every:
+            self.fh.flush()
+            self.loader.grow(self.fh.buffer.tell())
+            self.pending = 0
 
 
 def recover(outdir: Path) -> None:

@@ -6,7 +6,6 @@ of rdflib's ``initBindings``), never by formatting query text.
 from __future__ import annotations
 
 import io
-import queue
 import threading
 import time
 from pathlib import Path
@@ -21,69 +20,80 @@ class QueryError(ValueError):
 
 
 class StoreLoader:
-    """Builds an Oxigraph store in ``store_dir`` from N-Triples text while that text
-    is being written: :meth:`write` takes whole lines (a file-like sink, e.g. beside
-    the N-Triples file), every ``chunk_chars`` they go to a loader thread, and
-    Oxigraph parses and indexes them without holding the GIL. At most
-    ``queue_chunks`` chunks wait, so memory stays bounded. :meth:`close` waits
-    for the end and re-raises the loader's error; :meth:`abort` stops it.
+    """Builds an Oxigraph store in ``store_dir`` from the N-Triples file ``nt_path``
+    while that file is being written.
+
+    The writer flushes whole lines and calls :meth:`grow` with the file's size; a
+    loader thread reads what is new (``chunk_bytes`` at most at a time, cut at a
+    line end) and Oxigraph parses and indexes it without holding the GIL. The
+    writer never waits for the loader: the text is read back from the file (the
+    page cache), so memory stays bounded by one chunk however far the loader lags.
+    :meth:`close` waits for the end and re-raises the loader's error; :meth:`abort`
+    stops it.
     """
 
-    def __init__(self, store_dir: str | Path, chunk_chars: int = 32 << 20, queue_chunks: int = 8):
-        self._queue: queue.Queue = queue.Queue(maxsize=queue_chunks)
-        self._parts: list[str] = []
-        self._size = 0
-        self._chunk = chunk_chars
-        self._error: BaseException | None = None
+    def __init__(self, store_dir: str | Path, nt_path: str | Path, chunk_bytes: int = 32 << 20):
+        self._cond = threading.Condition()
+        self._available = 0  # bytes of whole lines the writer has flushed
+        self._done = False
         self._stop = False
+        self._error: BaseException | None = None
         self.seconds = 0.0  # time the loader thread was busy
 
         def run():  # the store lives only in this thread: closed when loading ends
             try:
                 store = ox.Store(str(store_dir))
-                while True:
-                    data = self._queue.get()
-                    if data is None or self._stop:
-                        break
-                    t = time.perf_counter()
-                    store.bulk_load(data, format=ox.RdfFormat.N_TRIPLES)
-                    self.seconds += time.perf_counter() - t
+                pos = 0
+                with open(nt_path, "rb") as f:
+                    while True:
+                        with self._cond:
+                            while not (self._stop or self._done or self._available > pos):
+                                self._cond.wait()
+                            if self._stop:
+                                return
+                            available, done = self._available, self._done
+                        while pos < available and not self._stop:
+                            data = f.read(min(chunk_bytes, available - pos))
+                            if pos + len(data) < available:
+                                cut = data.rfind(b"\n") + 1
+                                if cut:  # whole lines only; the rest is read again next time
+                                    f.seek(pos + cut)
+                                    data = data[:cut]
+                                else:  # one line longer than a chunk
+                                    data += f.readline()
+                            pos += len(data)
+                            t = time.perf_counter()
+                            store.bulk_load(data, format=ox.RdfFormat.N_TRIPLES)
+                            self.seconds += time.perf_counter() - t
+                        if done and pos >= available:
+                            break
                 if not self._stop:
                     t = time.perf_counter()
                     store.flush()
                     store.optimize()
                     self.seconds += time.perf_counter() - t
-            except BaseException as exc:  # re-raised by write() / close()
+            except BaseException as exc:  # re-raised by grow() / close()
                 self._error = exc
 
         self._thread = threading.Thread(target=run, name="kg-store-loader", daemon=True)
         self._thread.start()
 
-    def _put(self, item) -> None:
-        while True:
-            if self._error is not None:
-                raise self._error
-            try:
-                self._queue.put(item, timeout=0.5)
-                return
-            except queue.Full:
-                if not self._thread.is_alive():
-                    raise RuntimeError("the store loader stopped") from self._error
+    def grow(self, size: int, done: bool = False) -> None:
+        """The file now holds ``size`` bytes of whole lines (``done``: and no more will come)."""
+        if self._error is not None:
+            raise self._error
+        with self._cond:
+            self._available = size
+            self._done = self._done or done
+            self._cond.notify()
 
-    def _send(self) -> None:
-        data, self._parts, self._size = "".join(self._parts).encode("utf-8"), [], 0
-        self._put(data)
-
-    def write(self, text: str) -> None:
-        self._parts.append(text)
-        self._size += len(text)
-        if self._size >= self._chunk:
-            self._send()
-
-    def close(self) -> None:
-        if self._parts:
-            self._send()
-        self._put(None)
+    def close(self, size: int | None = None) -> None:
+        """Wait until the store holds the whole file (``size`` bytes if given) and is compacted."""
+        with self._cond:
+            if size is not None:
+                self._available = size
+            self._done = True
+            self._cond.notify()
         while self._thread.is_alive():
             self._thread.join(0.2)
         if self._error is not None:
@@ -91,17 +101,10 @@ class StoreLoader:
 
     def abort(self) -> None:
         """Stop loading (the store folder is left half-built for the caller to remove)."""
-        self._stop = True
+        with self._cond:
+            self._stop = True
+            self._cond.notify()
         while self._thread.is_alive():
-            try:
-                while True:
-                    self._queue.get_nowait()
-            except queue.Empty:
-                pass
-            try:
-                self._queue.put_nowait(None)
-            except queue.Full:
-                pass
             self._thread.join(0.2)
 
 

@@ -62,14 +62,19 @@ def test_store_loader_builds_the_store_while_lines_arrive(built, tmp_path):
 
     from kg.store import StoreLoader
 
-    lines = (built / "graph.nt").read_text(encoding="utf-8").splitlines(keepends=True)
-    loader = StoreLoader(tmp_path / "s", chunk_chars=4096, queue_chunks=2)  # many small chunks
-    for i in range(0, len(lines), 7):
-        loader.write("".join(lines[i:i + 7]))
-    loader.close()
+    lines = (built / "graph.nt").read_bytes().splitlines(keepends=True)
+    nt = tmp_path / "g.nt"
+    with open(nt, "wb") as fh:
+        loader = StoreLoader(tmp_path / "s", nt, chunk_bytes=1024)  # many small chunks, some lines longer
+        for i in range(0, len(lines), 7):
+            fh.write(b"".join(lines[i:i + 7]))
+            fh.flush()
+            loader.grow(fh.tell())
+    loader.close(nt.stat().st_size)
     store = ox.Store.read_only(str(tmp_path / "s"))
-    assert len(store) == len(lines)
-    bad = StoreLoader(tmp_path / "bad", chunk_chars=10)
+    assert len(store) == len(lines) and max(map(len, lines)) > 1024
+    bad_nt = tmp_path / "bad.nt"
+    bad_nt.write_text('<http://a> <http://b> "unterminated .\n', encoding="utf-8")
+    bad = StoreLoader(tmp_path / "bad", bad_nt, chunk_bytes=10)
     with pytest.raises(SyntaxError):
-        bad.write("<http://a> <http://b> \"unterminated .\n")
-        bad.close()
+        bad.close(bad_nt.stat().st_size)
