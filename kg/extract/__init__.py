@@ -199,7 +199,8 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
         try:
             for chunk, results in _map_chunks("first", chunks, workers, dask):
                 for (t, _), r in zip(chunk, results):
-                    encoded[t] = r
+                    if cache is not None:  # only a cache needs the text (100k: about 250 MB)
+                        encoded[t] = r
                     fresh[t] = decode(r)
                 if progress:
                     progress(len(done) + len(fresh), total)
