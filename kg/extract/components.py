@@ -29,7 +29,7 @@ from spacy.tokens import Doc, Span
 
 from ..text import find_github, singular
 from .abbreviations import find_abbreviations
-from .tokens import doc_text, token_texts  # noqa: F401  (doc_text is used by the other components)
+from .tokens import doc_text
 from .lexicon import lookup, task_heads
 
 for _name, _default in (("kg_github", None), ("kg_abbreviations", None), ("kg_title_len", 0)):

@@ -21,9 +21,10 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import DATASET_HEADS, MatchComponent, defined_shorts, sent_end, sent_start, token_texts
+from .components import DATASET_HEADS, MatchComponent, defined_shorts, sent_end, sent_start
 from .lexicon import lookup
 from .proposals import GENERIC_ACRONYMS, is_name_like, is_title_word
+from .tokens import token_texts
 
 METHOD_CUES = frozenset(
     "outperform outperforms outperformed outperforming surpass surpasses surpassing beat beats "

@@ -51,7 +51,7 @@ def build_lexicon(extractions: Iterable[Extraction]) -> dict[str, tuple[str, tup
 _WORD = re.compile(r"[\w][\w-]*")
 
 
-def _WORDCHAR(c: str) -> bool:  # [\w-] on ASCII
+def _word_char(c: str) -> bool:  # [\w-] on ASCII
     return c.isalnum() or c in "_-"
 
 
@@ -96,7 +96,7 @@ class Finder:
             n, at = len(text), text.find(word)
             while at >= 0:
                 end = at + len(word)
-                if (at == 0 or not _WORDCHAR(text[at - 1])) and (end == n or not _WORDCHAR(text[end])):
+                if (at == 0 or not _word_char(text[at - 1])) and (end == n or not _word_char(text[end])):
                     out.append((at, word))
                 at = text.find(word, end if end > at else at + 1)
         out.sort()

@@ -23,9 +23,10 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from ..text import occurrences
-from .components import (DATASET_HEADS, MatchComponent, defined_shorts, defined_type, doc_text, folded_text, token_texts,
-                         sent_start, sentences)
+from .components import (DATASET_HEADS, MatchComponent, defined_shorts, defined_type, folded_text, sent_start,
+                         sentences)
 from .lexicon import lookup
+from .tokens import doc_text, token_texts
 
 #: Acronyms of fields and generic families: never a paper's own method name.
 GENERIC_ACRONYMS = frozenset(

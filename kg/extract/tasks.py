@@ -30,8 +30,9 @@ from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
 from ..text import compact_key, singular
-from .components import MatchComponent, sent_end, sent_start, token_texts
+from .components import MatchComponent, sent_end, sent_start
 from .lexicon import DESCRIPTIVE_SUFFIXES, STOP, lookup, task_heads
+from .tokens import token_texts
 
 FOLLOWERS = frozenset("task tasks problem problems benchmark benchmarks setting settings method methods "
                       "approaches algorithms applications application domain domains literature community "
@@ -91,14 +92,14 @@ def _nominal(verb: str) -> str | None:
 
 
 @lru_cache(maxsize=1 << 16)
-def _maybe_head(low: str) -> bool:
-    """Whether a token (its lower case) can end a task name: a hyphenated word ending in a
-    task head ("rule-learning") or a task head itself (what the scan below then checks)."""
+def _head_kind(low: str) -> str | None:
+    """How a token (its lower case) can end a task name: "compound" for a hyphenated word
+    ending in a task head ("rule-learning"), "head" for a task head, else None."""
     heads = task_heads()
     parts = low.split("-")
     if len(parts) > 1 and parts[-1] in heads and all(p.isalpha() for p in parts) and parts[0] not in STOP:
-        return True
-    return singular(low) in heads or low in heads
+        return "compound"
+    return "head" if singular(low) in heads or low in heads else None
 
 
 class TaskFinder(MatchComponent):
@@ -106,22 +107,20 @@ class TaskFinder(MatchComponent):
 
     def candidates(self, doc: Doc) -> list[tuple[Span, str]]:
         """(span, canonical name) of every noun-phrase and verb-phrase candidate."""
-        heads = task_heads()
         out = []
         texts, lowers = token_texts(doc)
         for i, low in enumerate(lowers):
-            if not _maybe_head(low):
+            kind = _head_kind(low)
+            if kind is None:
                 continue
             tok = doc[i]
-            parts = tok.lower_.split("-")
-            if len(parts) > 1 and parts[-1] in heads and all(p.isalpha() for p in parts) and parts[0] not in STOP:
+            if kind == "compound":
                 # "rule-learning", "feature-learning": a task written as one hyphenated word
+                parts = low.split("-")
                 j = tok.i
                 while j > sent_start(tok) and tok.i - j < MAX_MODIFIERS - 1 and _modifier(doc[j - 1], j - 1 == sent_start(tok)):
                     j -= 1
                 out.append((doc[j:tok.i + 1], " ".join([t.lower_ for t in doc[j:tok.i]] + parts)))
-                continue
-            if singular(tok.lower_) not in heads and tok.lower_ not in heads:
                 continue
             if not tok.is_alpha or (tok.text[0].isupper() and tok.i != sent_start(tok) and not tok.text.istitle()):
                 continue
