@@ -84,7 +84,8 @@ def cmd_build(args) -> int:
     t = time.perf_counter()
     timings: dict = {}
     stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records), records=records,
-                          timings=timings, formats=formats)
+                          timings=timings, formats=formats, reuse=not args.no_cache,
+                          report=lambda message: _log(args, message))
     parts = ", ".join(f"{k} {v:.2f}s" for k, v in timings.items())
     _log(args, f"write    {args.out}/ ({stats['triples']} triples; {parts})  {time.perf_counter() - t:.2f}s")
     counts = ", ".join(f"{n} {t}" for t, n in stats["nodes"].items())
@@ -234,7 +235,8 @@ def make_parser() -> argparse.ArgumentParser:
                    help="run extraction on Dask: a scheduler address (tcp://host:8786) or 'local' "
                         "(a cluster of --workers processes on this machine); needs abstract-kg[dask]")
     b.add_argument("--cache", help="extraction cache folder (default: ~/.cache/abstract-kg)")
-    b.add_argument("--no-cache", action="store_true", help="neither read nor write the extraction cache")
+    b.add_argument("--no-cache", action="store_true", help="neither read nor write the extraction cache, and write every output "
+                   "anew (by default a build copies unchanged papers' blocks from the outputs already in --out)")
     b.add_argument("--skip-invalid", action="store_true", help="report bad records and skip them (default: stop)")
     b.add_argument("--quiet", "-q", action="store_true")
     b.set_defaults(func=cmd_build)

@@ -27,17 +27,42 @@ def _mention(m: Mention) -> dict:
     return m.to_dict()
 
 
-def write_graph_json(G: nx.MultiDiGraph, fh) -> None:
-    """Stream the node-link JSON of ``G`` to a text file, one node or link a line."""
+def write_graph_json(G: nx.MultiDiGraph, fh, reuse=None) -> None:
+    """Stream the node-link JSON of ``G`` to a text file, one node or link a line.
+
+    ``reuse`` (a :class:`kg.reuse.Blocks`, with ``fh`` a :class:`kg.reuse.Sink`)
+    copies unchanged papers' lines from the last build's file; same text."""
     fh.write('{"directed": true, "format": ' + json.dumps(FORMAT) + ', "multigraph": true,\n"nodes": [')
-    for i, (n, d) in enumerate(sorted(G.nodes(data=True))):
-        fh.write(("\n" if i == 0 else ",\n") + _ENCODE({"id": n, **d}))
+    nodes = G._node
+    for i, n in enumerate(sorted(nodes)):
+        if reuse is None:
+            fh.write(("\n" if i == 0 else ",\n") + _ENCODE({"id": n, **nodes[n]}))
+        else:
+            reuse.json_block("json.nodes", n, i == 0, fh,
+                             lambda: fh.write(("\n" if i == 0 else ",\n") + _ENCODE({"id": n, **nodes[n]})))
     fh.write('],\n"links": [')
-    for i, (u, v, k, d) in enumerate(sorted(G.edges(keys=True, data=True), key=lambda e: e[:3])):
-        link = {"source": u, "target": v, "key": k}
-        for name, value in d.items():
-            link[name] = [_mention(m) for m in value] if name == "mentions" else value
-        fh.write(("\n" if i == 0 else ",\n") + _ENCODE(link))
+    first = True
+    succ = G._succ  # node -> neighbour -> key -> data, networkx's documented adjacency
+
+    def links(u: str, first: bool) -> None:
+        parts = []
+        for v, keys in sorted(succ[u].items()):
+            for k, d in sorted(keys.items()):
+                link = {"source": u, "target": v, "key": k}
+                for name, value in d.items():
+                    link[name] = [_mention(m) for m in value] if name == "mentions" else value
+                parts.append(("\n" if first else ",\n") + _ENCODE(link))
+                first = False
+        fh.write("".join(parts))
+
+    for u in sorted(succ):  # links in (source, target, key) order
+        if not succ[u]:
+            continue
+        if reuse is None:
+            links(u, first)
+        else:
+            reuse.json_block("json.links", u, first, fh, lambda: links(u, first))
+        first = False
     fh.write("]}\n")
 
 

@@ -6,7 +6,6 @@ the previous outputs stay intact until the new ones are complete.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -23,7 +22,8 @@ from .extract import PIPELINE_VERSION
 from .model import Extraction
 from .namespace import DEFAULT_BASE
 from .rdf import jsonld_context, write_rdf
-from .store import STORE_DIR, StoreLoader
+from .reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, paper_digests, read_state, write_state
+from .store import STORE_DIR, StoreLoader, StoreUpdater
 from .graphio import records_to_jsonl, write_graph_json
 from .views import VIEWS
 from .viz import build_view, render_html
@@ -98,10 +98,16 @@ def rdf_formats(formats) -> list[str]:
 @without_gc
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
                   base: str = DEFAULT_BASE, n_records: int | None = None, records=None,
-                  timings: dict | None = None, formats=tuple(RDF_FORMATS)) -> dict:
+                  timings: dict | None = None, formats=tuple(RDF_FORMATS), reuse: bool = True,
+                  report=None) -> dict:
     """Write every output of a build into ``outdir`` (replaced atomically). Returns the stats;
     ``timings``, if given, receives the seconds each part took. ``formats`` are the RDF
-    serializations to write (``ttl``, ``nt``, ``jsonld``); N-Triples are always written."""
+    serializations to write (``ttl``, ``nt``, ``jsonld``); N-Triples are always written.
+
+    With ``reuse``, the blocks of papers unchanged since the build already in
+    ``outdir`` are copied from its files and its store is updated, not rebuilt
+    (see :mod:`kg.reuse`; same bytes as without). ``report(message)`` hears how
+    much was reused, or why nothing was."""
     import time
 
     formats = rdf_formats(formats)
@@ -117,36 +123,57 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     outdir = Path(outdir).resolve()
     outdir.parent.mkdir(parents=True, exist_ok=True)
     recover(outdir)
+    old, why = None, "a full build was asked for"
+    if reuse:
+        old, why = read_state(outdir, base, [*formats, "json.nodes", "json.links"])
+        if old is not None and not (outdir / STORE_DIR).is_dir():
+            old, why = None, "the previous build has no store"
+    digests = paper_digests(G)
+    lap("digest")
     tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp-", dir=outdir.parent))
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o777 & ~umask)
-    loader = None
+    loader = blocks = None
+    sinks: dict[str, Sink] = {}
     try:
-        # Oxigraph loads in Rust without the GIL: the store is built on a second core
-        # from the N-Triples file as it is written, then while the JSON and HTML are.
+        sinks = {f: Sink(tmp / RDF_FORMATS[f]) for f in formats}
+        blocks = Blocks(digests, sinks, old, outdir if old else None, why)
+        delta = old is not None and blocks.share_reusable() >= DELTA_MIN_SHARE
+        if old is not None and not delta:
+            blocks.reason = "too few papers unchanged"
         nt_path = tmp / RDF_FORMATS["nt"]
-        with contextlib.ExitStack() as files:
-            sinks = {f: files.enter_context(open(tmp / RDF_FORMATS[f], "w", encoding="utf-8", newline="\n"))
-                     for f in formats}
+        if not delta:
+            # Oxigraph loads in Rust without the GIL: the store is built on a second core
+            # from the N-Triples file as it is written, then while the JSON and HTML are.
             loader = StoreLoader(tmp / STORE_DIR, nt_path)
-            sinks["nt"] = _Growing(sinks["nt"], loader)
-            n_triples = write_rdf(G, sinks, base)
-        loader.grow(nt_path.stat().st_size, done=True)
+            sinks["nt"].on_flush = loader.grow
+        n_triples = write_rdf(G, sinks, base, reuse=blocks)
+        for sink in sinks.values():
+            sink.close()
+        if delta:
+            removed, added = blocks.changed_ranges()
+            loader = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"], removed,
+                                  nt_path, added)
+        else:
+            loader.grow(nt_path.stat().st_size, done=True)
         if "jsonld" in formats:
             (tmp / "context.jsonld").write_text(
                 json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         lap("rdf")
         with open(tmp / "extractions.jsonl", "w", encoding="utf-8", newline="\n") as fh:
             write_extractions(fh, extractions)
-        with open(tmp / "graph.json", "w", encoding="utf-8", newline="\n") as fh:
-            write_graph_json(G, fh)
+        sinks["json"] = Sink(tmp / "graph.json")
+        write_graph_json(G, sinks["json"], reuse=blocks)
+        sinks["json"].close()
         if records:
             with open(tmp / "records.jsonl", "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(records_to_jsonl(records))
         stats = graph_stats(G, n_records)
         stats["triples"] = n_triples
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        checks = {name: file_check(tmp / name) for name in sorted({RDF_FORMATS[f] for f in formats} | {"graph.json"})}
+        write_state(tmp / STATE_FILE, blocks.state(base, checks))
         lap("json")
         views, cards = [], {}
         for view, (name, what) in VIEWS.items():
@@ -160,29 +187,24 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         loader.close()
         timings["store"] = loader.seconds
         lap("store-wait")
+        blocks.close()
+        if report is not None:
+            if old is None or not delta:
+                report(f"reuse    none ({blocks.reason or why})")
+            else:
+                report(f"reuse    {blocks.reused:,} of {len(digests):,} papers copied from the last build; "
+                       f"store updated ({loader.removed_triples:,} triples removed)")
         _swap(tmp, outdir)
     except BaseException:
+        for sink in sinks.values():
+            sink.abort()
+        if blocks is not None:
+            blocks.close()
         if loader is not None:
             loader.abort()  # never delete files under a running loader
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return stats
-
-
-class _Growing:
-    """The N-Triples file: every ``every`` characters written (whole lines: each write
-    is whole lines), flushed, and the store loader told how far it may read."""
-
-    def __init__(self, fh, loader: StoreLoader, every: int = 8 << 20):
-        self.fh, self.loader, self.every, self.pending = fh, loader, every, 0
-
-    def write(self, text: str) -> None:
-        self.fh.write(text)
-        self.pending += len(text)
-        if self.pending >= self.every:
-            self.fh.flush()
-            self.loader.grow(self.fh.buffer.tell())
-            self.pending = 0
 
 
 def recover(outdir: Path) -> None:

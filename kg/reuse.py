@@ -1,0 +1,352 @@
+"""Incremental builds: copy what did not change from the last build's files.
+
+A build writes ``build-state.json`` beside its outputs. For every *unit* (the
+extraction run, or one node with the mentions of its statements; see
+:func:`kg.rdf.units`) it keeps a digest, the unit's number of triples, and the
+byte range of its blocks in ``graph.nt``, ``graph.ttl``, ``graph.jsonld`` and the
+node and link sections of ``graph.json``.
+
+The next build into the same folder:
+
+- digests every paper from its node and out-links, which is everything a paper's
+  blocks are written from (:func:`paper_digests`); a paper whose digest is the
+  one recorded has its blocks copied from the old files by the kernel
+  (``os.copy_file_range``, adjacent blocks in one call) instead of being made,
+  escaped and encoded again. Other units (entities, venues, the run) depend on
+  the whole graph (paper counts, venue statistics) and are always written; their
+  digest is that of their N-Triples;
+- updates a checkpoint of the old store (:func:`kg.store.update_store`) with the
+  triples of the units that changed, instead of loading every triple again.
+
+The files are byte-identical to those of a full build (tested on random splits),
+so a reused block is never a stale one: any change to the writing code (a
+fingerprint of its modules), the base IRI, the old files (size and sampled
+content) or the old state's format makes the build write everything.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import pickle
+from pathlib import Path
+
+from .extract import PIPELINE_VERSION
+
+STATE_FILE = "build-state.json"
+STATE_FORMAT = 1
+#: Where a unit's blocks are: the RDF files and the two sections of graph.json.
+SLOTS = ("nt", "ttl", "jsonld", "json.nodes", "json.links")
+SLOT_FILES = {"nt": "graph.nt", "ttl": "graph.ttl", "jsonld": "graph.jsonld", "json.nodes": "graph.json",
+              "json.links": "graph.json"}
+#: Below this share of papers reused, the store is loaded in full (a delta would not be cheaper).
+DELTA_MIN_SHARE = 0.5
+_SAMPLE = 1 << 16
+
+
+def code_fingerprint() -> str:
+    """A hash of the modules that decide the bytes of a block and its digest."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256(f"{PIPELINE_VERSION}\x00{STATE_FORMAT}".encode())
+    for name in ("rdf.py", "graphio.py", "graph.py", "namespace.py", "model.py", "reuse.py"):
+        h.update(name.encode() + b"\x00" + (root / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _digest_bytes(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def paper_digests(G) -> dict[str, str]:
+    """A digest of each paper's node attributes and out-links with all their data
+    (mentions field by field): equal digests mean equal blocks in every output.
+
+    >>> import networkx as nx
+    >>> from kg.model import Mention
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_node("paper/a", type="Paper", label="A", abstract="x", docs=["d"])
+    >>> _ = G.add_edge("paper/a", "task/t", key="addressesTask", mentions=[Mention("t", "Task", 0, 1)])
+    >>> d1 = paper_digests(G)["paper/a"]
+    >>> G.edges["paper/a", "task/t", "addressesTask"]["mentions"] = [Mention("t", "Task", 0, 1, sentence="t.")]
+    >>> paper_digests(G)["paper/a"] == d1
+    False
+    """
+    out = {}
+    buf = io.BytesIO()
+    succ = G._succ  # networkx's documented adjacency: node -> neighbour -> key -> data
+    for n, d in G.nodes(data=True):
+        if d.get("type") != "Paper":
+            continue
+        payload = [n, sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in d.items())]
+        for v, keys in sorted(succ[n].items()):
+            for k, ed in sorted(keys.items()):
+                payload.append((v, k, sorted((name, tuple(
+                    (m.text, m.type, m.start, m.end, m.role, m.source, m.sentence, m.score) for m in value)
+                    if name == "mentions" else tuple(value) if isinstance(value, list) else value)
+                    for name, value in ed.items())))
+        buf.seek(0)
+        buf.truncate()
+        p = pickle.Pickler(buf, protocol=5)
+        p.fast = True  # no memo: the bytes depend on values only, not on which objects are shared
+        p.dump(payload)
+        out[n] = _digest_bytes(buf.getvalue())
+    return out
+
+
+def file_check(path: Path) -> list:
+    """[size, digest of samples spread over the file]: a cheap check that a file is
+    the one a state describes (reading 3 GB to hash it would cost seconds)."""
+    size = path.stat().st_size
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as f:
+        step = max(_SAMPLE, size // 64)
+        for pos in range(0, size, step):
+            h.update(os.pread(f.fileno(), _SAMPLE, pos))
+        if size:
+            h.update(os.pread(f.fileno(), _SAMPLE, max(0, size - _SAMPLE)))
+    return [size, h.hexdigest()]
+
+
+class Sink:
+    """A binary output file written as text (UTF-8) or by copying byte ranges of
+    other files; ``pos`` is the number of bytes written so far. Adjacent copies from
+    one file become one ``copy_file_range`` call. ``on_flush(pos)`` is told each time
+    the bytes up to ``pos`` are in the file (whole blocks: the store loader reads them)."""
+
+    def __init__(self, path: str | Path, every: int = 8 << 20, on_flush=None):
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        self.every, self.on_flush = every, on_flush
+        self.parts: list[bytes] = []
+        self.pending = 0
+        self.pos = 0
+        self.copying: list | None = None  # [source fd, start, end] not yet copied
+
+    def write(self, text: str) -> None:
+        if not text:
+            return
+        if self.copying is not None:
+            self._copy_now()
+        data = text.encode("utf-8")
+        self.parts.append(data)
+        self.pending += len(data)
+        self.pos += len(data)
+        if self.pending >= self.every:
+            self.flush()
+
+    def copy(self, src_fd: int, start: int, end: int) -> None:
+        if end <= start:
+            return
+        c = self.copying
+        if c is not None and c[0] == src_fd and c[2] == start:
+            c[2] = end
+        else:
+            if c is not None:
+                self._copy_now()
+            self._write_parts()
+            self.copying = [src_fd, start, end]
+        self.pos += end - start
+
+    def _copy_now(self) -> None:
+        src, start, end = self.copying
+        self.copying = None
+        self._write_parts()
+        while start < end:
+            try:
+                done = os.copy_file_range(src, self.fd, end - start, start)
+            except (AttributeError, OSError):  # no copy_file_range here, or not across these files
+                done = os.write(self.fd, os.pread(src, min(end - start, 8 << 20), start))
+            if done <= 0:
+                raise OSError(f"could not copy bytes {start}-{end} of a previous output file")
+            start += done
+        if self.on_flush is not None:
+            self.on_flush(self.pos)
+
+    def _write_parts(self) -> None:
+        if self.parts:
+            data = b"".join(self.parts)
+            self.parts, self.pending = [], 0
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view):]
+
+    def flush(self) -> None:
+        if self.copying is not None:
+            self._copy_now()
+        self._write_parts()
+        if self.on_flush is not None:
+            self.on_flush(self.pos)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            try:
+                self.flush()
+            finally:
+                os.close(self.fd)
+                self.fd = -1
+
+    def abort(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+class Blocks:
+    """The last build's units (``old``, read from its folder) and this build's
+    record of where each unit went. See the module docstring."""
+
+    def __init__(self, digests: dict[str, str], sinks: dict[str, Sink], old: dict | None = None,
+                 old_dir: Path | None = None, reason: str = ""):
+        self.digests, self.sinks = digests, sinks
+        self.old_units: dict = old["units"] if old else {}
+        self.old_firsts: dict = old["firsts"] if old else {}
+        self.reason = reason  # why nothing is reused, if so
+        self.units: dict[str, list] = {}  # unit -> [digest, triples, start, end per slot]
+        self.firsts: dict[str, str] = {}
+        self.reused = 0
+        self._fds: dict[str, int] = {}
+        if old:
+            for slot in SLOTS:
+                if old["files"].get(SLOT_FILES[slot]) and SLOT_FILES[slot] not in self._fds:
+                    self._fds[SLOT_FILES[slot]] = os.open(old_dir / SLOT_FILES[slot], os.O_RDONLY)
+        self._starts: dict[str, int] = {}
+
+    # -- planning
+    def reusable(self, unit: str, slots=None) -> bool:
+        """True if ``unit`` is a paper whose digest is the recorded one and whose
+        blocks of ``slots`` (default: the RDF files written) are in the old files."""
+        d = self.digests.get(unit)
+        old = self.old_units.get(unit)
+        if d is None or old is None or old[0] != d:
+            return False
+        for slot in slots or [f for f in ("nt", "ttl", "jsonld") if f in self.sinks]:
+            i = 2 + 2 * SLOTS.index(slot)
+            if old[i] < 0 or self.old_firsts.get(slot) == unit:
+                return False
+        return True
+
+    def share_reusable(self) -> float:
+        """The share of this build's papers whose blocks can be copied."""
+        if not self.digests:
+            return 0.0
+        return sum(1 for u in self.digests if self.reusable(u)) / len(self.digests)
+
+    # -- the RDF pass (kg.rdf.write_rdf)
+    def begin(self, unit: str) -> None:
+        for fmt, sink in self.sinks.items():
+            if fmt in ("nt", "ttl", "jsonld"):
+                self._starts[fmt] = sink.pos
+
+    def copy_unit(self, unit: str, writers: dict) -> int:
+        old = self.old_units[unit]
+        for fmt, w in writers.items():
+            if w.first:  # a JSON separator would differ (never a paper: the run comes first)
+                raise RuntimeError(f"cannot copy {unit}: it would open the {fmt} output")
+            i = 2 + 2 * SLOTS.index(fmt)
+            self.sinks[fmt].copy(self._fds[SLOT_FILES[fmt]], old[i], old[i + 1])
+        self.reused += 1
+        self._record(unit, old[0], old[1])
+        return old[1]
+
+    def end(self, unit: str, triples: int, nt_text: str) -> None:
+        digest = self.digests.get(unit)
+        if digest is None:
+            digest = _digest_bytes(nt_text.encode("utf-8"))
+        self._record(unit, digest, triples)
+
+    def _record(self, unit: str, digest: str, triples: int) -> None:
+        row = [digest, triples] + [-1] * (2 * len(SLOTS))
+        for fmt, start in self._starts.items():
+            i = 2 + 2 * SLOTS.index(fmt)
+            row[i], row[i + 1] = start, self.sinks[fmt].pos
+        self.units[unit] = row
+
+    # -- the graph.json pass (kg.graphio.write_graph_json)
+    def json_block(self, slot: str, unit: str, first: bool, sink: Sink, write) -> None:
+        """Copy ``unit``'s block of ``slot`` if it can be, else call ``write()``; record its range."""
+        start = sink.pos
+        old = self.old_units.get(unit)
+        if not first and self.reusable(unit, (slot,)):
+            i = 2 + 2 * SLOTS.index(slot)
+            sink.copy(self._fds[SLOT_FILES[slot]], old[i], old[i + 1])
+        else:
+            write()
+        if first:
+            self.firsts[slot] = unit
+        row = self.units.get(unit)
+        if row is None:
+            row = self.units[unit] = [self.digests.get(unit, ""), 0] + [-1] * (2 * len(SLOTS))
+        i = 2 + 2 * SLOTS.index(slot)
+        row[i], row[i + 1] = start, sink.pos
+
+    # -- what changed (for the store)
+    def changed_ranges(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """(ranges of the old graph.nt to remove from the store, ranges of the new one to add):
+        the N-Triples of units that are new, gone, or whose digest changed, adjacent ranges merged."""
+        nt = 2 + 2 * SLOTS.index("nt")
+        removed, added = [], []
+        for unit, row in self.units.items():
+            old = self.old_units.get(unit)
+            if old is None or old[0] != row[0]:
+                added.append((row[nt], row[nt + 1]))
+                if old is not None:
+                    removed.append((old[nt], old[nt + 1]))
+        for unit, old in self.old_units.items():
+            if unit not in self.units:
+                removed.append((old[nt], old[nt + 1]))
+        return _merge(removed), _merge(added)
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds = {}
+
+    def state(self, base: str, files: dict[str, list]) -> dict:
+        return {"format": STATE_FORMAT, "code": code_fingerprint(), "base": base, "files": files,
+                "firsts": self.firsts, "units": self.units}
+
+
+def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted ranges with adjacent or overlapping ones joined.
+
+    >>> _merge([(5, 9), (0, 5), (12, 14), (20, 20)])
+    [(0, 9), (12, 14)]
+    """
+    out: list[list[int]] = []
+    for s, e in sorted(r for r in ranges if r[1] > r[0]):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
+def read_state(outdir: Path, base: str, slots) -> tuple[dict | None, str]:
+    """The last build's state in ``outdir`` if its blocks can be reused for a build
+    writing ``slots`` with ``base``: (state, "") or (None, why not)."""
+    path = outdir / STATE_FILE
+    if not path.is_file():
+        return None, "no previous build state"
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+        if state.get("format") != STATE_FORMAT or state.get("code") != code_fingerprint():
+            return None, "the previous build was made by other code"
+        if state.get("base") != base:
+            return None, "the base IRI changed"
+        for slot in slots:
+            name = SLOT_FILES[slot]
+            if name not in state["files"]:
+                return None, f"the previous build did not write {name}"
+            if file_check(outdir / name) != state["files"][name]:
+                return None, f"{name} is not the file the previous build wrote"
+        if not isinstance(state.get("units"), dict) or not isinstance(state.get("firsts"), dict):
+            return None, "the previous build state is damaged"
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        return None, f"the previous build state is unreadable ({exc.__class__.__name__})"
+    return state, ""
+
+
+def write_state(path: Path, state: dict) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        json.dump(state, fh, separators=(",", ":"), sort_keys=True)
+        fh.write("\n")
