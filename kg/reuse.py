@@ -328,7 +328,11 @@ def read_state(outdir: Path, base: str, slots) -> tuple[dict | None, str]:
     if not path.is_file():
         return None, "no previous build state"
     try:
-        state = json.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
+        body, _, check = data.rstrip(b"\n").rpartition(b"\n")
+        if check.decode("ascii") != _digest_bytes(body):
+            return None, "the previous build state is damaged"
+        state = json.loads(body)
         if state.get("format") != STATE_FORMAT or state.get("code") != code_fingerprint():
             return None, "the previous build was made by other code"
         if state.get("base") != base:
@@ -341,12 +345,13 @@ def read_state(outdir: Path, base: str, slots) -> tuple[dict | None, str]:
                 return None, f"{name} is not the file the previous build wrote"
         if not isinstance(state.get("units"), dict) or not isinstance(state.get("firsts"), dict):
             return None, "the previous build state is damaged"
-    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError) as exc:
         return None, f"the previous build state is unreadable ({exc.__class__.__name__})"
     return state, ""
 
 
 def write_state(path: Path, state: dict) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        json.dump(state, fh, separators=(",", ":"), sort_keys=True)
-        fh.write("\n")
+    """The state as one line of JSON, then a line with its digest (a damaged or edited
+    state must not make a build copy the wrong bytes)."""
+    body = json.dumps(state, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode("utf-8")
+    path.write_bytes(body + b"\n" + _digest_bytes(body).encode("ascii") + b"\n")

@@ -1,0 +1,129 @@
+"""Incremental builds: a build into a folder that holds a previous build copies the
+unchanged papers' blocks and updates its store, and every file comes out exactly
+as a full build of the same input would write it."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from kg.extract import extract_records
+from kg.graph import build_graph
+from kg.ingest import read_records, sample_paths
+from kg.model import Record
+from kg.outputs import write_outputs
+from kg.resolve import resolve
+from kg.reuse import STATE_FILE
+
+SKIP = {"store"}
+
+
+def corpus(n: int, seed: int) -> list[Record]:
+    """Sample abstracts and variants: new method names, titles, venues, code links and
+    repeated abstracts, so that a split changes entity names, counts and aliases."""
+    rng = random.Random(seed)
+    base = read_records(sample_paths())
+    out = []
+    for i in range(n):
+        src = base[rng.randrange(len(base))]
+        name = f"Net{rng.randrange(40)}"
+        text = src.abstract if rng.random() < 0.1 else \
+            f"We propose {name} ({name[:2].upper()}{i % 7}N) for image segmentation. {src.abstract} (Variant {i}.)"
+        out.append(Record(doc=f"r{i}", abstract=text, source="t", index=i,
+                          title=f"Paper {i}" if rng.random() < 0.7 else None,
+                          venue=rng.choice([None, "ICML 2025", "ICLR 2025"]),
+                          year=2025, code=(f"https://github.com/lab{i % 5}/{name.lower()}",) if i % 4 == 0 else ()))
+    return out
+
+
+def build(records: list[Record], out: Path, reuse: bool = True, base: str | None = None) -> list[str]:
+    said: list[str] = []
+    extractions = list(extract_records(records))
+    G = build_graph(resolve(records, extractions))
+    kw = {"base": base} if base else {}
+    write_outputs(G, extractions, out, n_records=len(records), records=records, reuse=reuse, report=said.append,
+                  **kw)
+    return said
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name not in SKIP}
+
+
+def triples(folder: Path) -> list[str]:
+    return sorted(str(q) for q in ox.Store.read_only(str(folder / "store")))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_incremental_build_equals_a_full_build(tmp_path, seed):
+    rng = random.Random(seed)
+    records = corpus(90, seed)
+    before = [r for r in records if rng.random() < 0.85]
+    after = [r for r in records if r in before or rng.random() < 0.8]  # new records, and some dropped
+    after = [r for r in after if not (r in before and rng.random() < 0.05)]
+    inc, full = tmp_path / "inc", tmp_path / "full"
+    build(before, inc)
+    said = build(after, inc)
+    build(after, full, reuse=False)
+    assert files(inc) == files(full)
+    assert triples(inc) == triples(full)
+    assert said and "papers copied from the last build" in said[0], said  # the blocks were reused
+    copied = int(said[0].split()[1].replace(",", ""))
+    assert 0 < copied < len(after)
+
+
+def test_a_rebuild_of_the_same_input_copies_every_paper(tmp_path):
+    records = corpus(40, 7)
+    build(records, tmp_path / "out")
+    first = files(tmp_path / "out")
+    said = build(records, tmp_path / "out")
+    papers = json.loads(first["stats.json"])["nodes"]["Paper"]
+    assert said[0].startswith(f"reuse    {papers:,} of {papers:,} papers copied"), said
+    assert "(0 triples removed)" in said[0]
+    assert files(tmp_path / "out") == first
+
+
+@pytest.mark.parametrize("damage", ["graph.nt", "graph.json", STATE_FILE, "base", "store"])
+def test_nothing_is_reused_from_outputs_that_are_not_what_the_state_says(tmp_path, damage):
+    records = corpus(40, 5)
+    out = tmp_path / "out"
+    build(records[:30], out)
+    base = None
+    if damage == "base":
+        base = "https://example.org/other/"
+    elif damage == "store":
+        import shutil
+
+        shutil.rmtree(out / "store")
+    else:
+        path = out / damage
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0x20  # same size, one byte changed
+        path.write_bytes(bytes(data))
+    said = build(records, out, base=base)
+    assert said[0].startswith("reuse    none"), said
+    build(records, tmp_path / "full", reuse=False, base=base)
+    assert files(out) == files(tmp_path / "full")
+    assert triples(out) == triples(tmp_path / "full")
+
+
+def test_a_failed_incremental_build_leaves_the_previous_outputs(tmp_path, monkeypatch):
+    import kg.outputs
+
+    records = corpus(40, 9)
+    out = tmp_path / "out"
+    build(records[:30], out)
+    before = files(out)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(kg.outputs, "render_html", broken)
+    with pytest.raises(RuntimeError):
+        build(records, out)
+    assert files(out) == before
+    assert triples(out)  # the old store is still whole
+    assert not list(tmp_path.glob(".out.tmp-*"))
