@@ -313,5 +313,24 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
 
 
+def run() -> None:
+    """The ``kg`` program: :func:`main`, then exit with its code.
+
+    After ``kg build`` the process ends at once (``os._exit``, output flushed)
+    instead of freeing the graph, the extractions and the records object by
+    object: at 100k abstracts that teardown took about 11 s, for memory the
+    operating system takes back in one go. Every file is closed and swapped in
+    before :func:`main` returns.
+    """
+    import os
+
+    code = main()
+    if sys.argv[1:2] == ["build"]:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
