@@ -58,9 +58,11 @@ def child_rss_mb() -> float:
 
 def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, float]:
     """Wall time, stage seconds (from the build's log) and the child's peak RSS (MB)."""
-    code = ("import resource, sys, runpy; sys.argv = ['kg'] + sys.argv[1:]; "
+    # as the `kg` program (kg.cli.run) ends a build: flush, then os._exit
+    code = ("import os, resource, sys; sys.argv = ['kg'] + sys.argv[1:]; "
             "from kg.cli import main; rc = main(sys.argv[1:]); "
-            "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(rc)")
+            "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
+            "sys.stdout.flush(); sys.stderr.flush(); os._exit(rc)")
     t = time.perf_counter()
     r = subprocess.run([PY, "-c", code, "build", *map(str, inputs), "--out", str(out), *extra],
                        capture_output=True, text=True)
@@ -68,6 +70,9 @@ def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, f
     if r.returncode != 0:
         raise SystemExit(f"kg build failed:\n{r.stderr[-2000:]}")
     stages = {}
+    m = re.search(r"^reuse\s+(.*)$", r.stderr, re.M)
+    if m:
+        stages["reuse"] = m.group(1)
     for name in ("ingest", "extract", "resolve", "write"):
         m = re.search(rf"^{name}\s.*?([\d.]+)s$", r.stderr, re.M)
         if m:
@@ -166,9 +171,9 @@ def main() -> int:
         cache = tmp / f"cache-{n}"
         n99 = head(path, n - max(1, n // 100), tmp / f"c99-{n}.jsonl")
         kg_build([n99], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
-        inc_wall, _, _ = kg_build([path], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
+        inc_wall, inc_stages, _ = kg_build([path], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
         results[n] = dict(one=one, two=two, tok=tok, wall=wall, stages=stages, rss=rss, sizes=sizes, med=med, p95=p95,
-                          ratio=ratio, inc=inc_wall)
+                          ratio=ratio, inc=inc_wall, inc_stages=inc_stages)
         print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in results[n].items()
                           if k not in ("sizes",)}, default=str), flush=True)
         shutil.rmtree(out, ignore_errors=True)
@@ -198,13 +203,19 @@ def main() -> int:
     for n in rows:
         r = results[n]
         st = r["stages"]
-        breakdown = ", ".join(f"{k} {v:.1f}s" for k, v in st.items() if k != "triples")
+        breakdown = ", ".join(f"{k} {v:.1f}s" for k, v in st.items() if k not in ("triples", "reuse"))
         total_mb = sum(r["sizes"].values())
         lines.append(
             f"| {n:,} | {r['one']:.0f} | {r['tok'] / r['one']:.1f}x | {r['two'] / r['one']:.2f}x | {r['wall']:.1f} s | "
             f"{r['rss']:.0f} MB | {st.get('triples', 0):,} | {breakdown} | {total_mb:.0f} MB | "
             f"{r['med'] * 1000:.1f} / {r['p95'] * 1000:.1f} ms | "
             f"{'%.1fx' % r['ratio'] if r['ratio'] else 'n/a'} | {r['inc']:.1f} s ({100 * r['inc'] / r['wall']:.0f}%) |")
+    lines.append("")
+    for n in rows:
+        st = results[n]["inc_stages"]
+        lines.append(f"+1% rebuild at {n:,}: {results[n]['inc']:.1f} s; "
+                     + ", ".join(f"{k} {v:.1f}s" for k, v in st.items() if k not in ("triples", "reuse"))
+                     + f"; {st.get('reuse', 'no reuse line')}.")
     lines.append("")
     if 10000 in results and 100000 in results:
         lines.append(f"Growth 10k -> 100k (full build): {results[100000]['wall'] / results[10000]['wall']:.1f}x.")
