@@ -192,8 +192,10 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             if old is None or not delta:
                 report(f"reuse    none ({blocks.reason or why})")
             else:
+                phases = ", ".join(f"{k} {v:.2f}s" for k, v in loader.phases.items())
                 report(f"reuse    {blocks.reused:,} of {len(digests):,} papers copied from the last build; "
-                       f"store updated ({loader.removed_triples:,} triples removed)")
+                       f"store updated ({loader.removed_triples:,} triples removed, "
+                       f"{loader.added_bytes / 1e6:.1f} MB of N-Triples added; {phases})")
         _swap(tmp, outdir)
     except BaseException:
         for sink in sinks.values():
