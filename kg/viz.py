@@ -54,26 +54,28 @@ def _safe_json(obj) -> str:
 
 
 def _card(G: nx.MultiDiGraph, n: str) -> dict:
-    d = G.nodes[n]
+    nodes, succ = G._node, G._succ  # plain dicts (networkx's edge views cost seconds over a 100k graph)
+    d = nodes[n]
     card = {"id": n, "type": d["type"], "label": d.get("label", n)}
     if d["type"] == "Paper":
         card.update(title=d.get("title") or "", abstract=d.get("abstract", ""), venue=d.get("venue") or "",
                     docs=list(d.get("docs", [])))
         spans = []
-        for _, v, key, ed in G.out_edges(n, keys=True, data=True):
-            for m in ed.get("mentions", []):
-                if not m.source.endswith("@title"):
-                    spans.append([m.start, m.end, G.nodes[v]["type"]])
+        for v, keys in succ[n].items():
+            for ed in keys.values():
+                for m in ed.get("mentions", []):
+                    if not m.source.endswith("@title"):
+                        spans.append([m.start, m.end, nodes[v]["type"]])
         card["spans"] = sorted(set(map(tuple, spans)))
         card["links"] = sorted(
-            [key, G.nodes[v].get("label", v), v] for _, v, key in G.out_edges(n, keys=True) if key != "publishedIn"
+            [key, nodes[v].get("label", v), v] for v, keys in succ[n].items() for key in keys if key != "publishedIn"
         )
-        card["code"] = sorted(G.nodes[v]["url"] for _, v, k in G.out_edges(n, keys=True) if k == "hasCode")
+        card["code"] = sorted(nodes[v]["url"] for v, keys in succ[n].items() for k in keys if k == "hasCode")
     else:
         card["aliases"] = list(d.get("aliases", []))
         if d.get("url", "").startswith("https://github.com/"):
             card["url"] = d["url"]
-        links = [[k, G.nodes[u].get("label", u), u] for u, _, k in G.in_edges(n, keys=True)]
+        links = [[k, nodes[u].get("label", u), u] for u, keys in G._pred[n].items() for k in keys]
         if len(links) > CARD_LINKS:  # a hub named by thousands of papers: the first ones and a count
             card["more"] = len(links) - CARD_LINKS
             links = heapq.nsmallest(CARD_LINKS, links)
@@ -151,12 +153,15 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
             opts.update(x=round(pos[n][0] * spread, 1), y=round(pos[n][1] * spread, 1), physics=False)
         cut = 28 if d["type"] == "Paper" else 40
         net.add_node(n, label=label if len(label) <= cut else label[:cut - 1] + "…", color=color, shape=shape, **opts)
-    edges = sorted(H.edges(keys=True, data=True), key=lambda e: e[:3])
+    edges = list(H.edges(keys=True, data=True))
     if len(edges) > edge_budget:
-        # keep the heaviest links, and among equals those of the least connected nodes (they would vanish)
+        # keep the heaviest links, and among equals those of the least connected nodes (they would vanish);
+        # the key ends with (u, v, key), a total order: the input order does not matter
         edges = sorted(edges, key=lambda e: (-e[3].get("weight", 1), min(deg[e[0]], deg[e[1]]), e[:3]))
         edges = sorted(edges[:edge_budget], key=lambda e: e[:3])
         note = (note + " " if note else "") + f"Showing {edge_budget:,} of {H.number_of_edges():,} links."
+    else:
+        edges.sort(key=lambda e: e[:3])
     for u, v, key, d in edges:
         width = round(1 + min(6, math.log2(1 + d.get("weight", 1))), 2)
         # appended as pyvis's own edge records: Network.add_edge checks node membership in a list (O(n) a call)
