@@ -5,6 +5,7 @@ import dataclasses
 import re
 from collections.abc import Iterable, Iterator
 
+from .._gc import gc_paused
 from ..model import Extraction, Record
 from .assemble import assemble
 from .cache import decode, encode
@@ -167,7 +168,7 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     before by this pipeline version. ``progress(done, total)`` is called as
     texts are done.
     """
-    global _POOL_NLP, _POOL_STATE
+    global _POOL_NLP
     records = list(records)
     texts: dict[str, tuple[int, str]] = {}
     for rec in records:
@@ -179,7 +180,8 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
         from .cache import text_key
 
         keys = {t: text_key(t, texts[t][0]) for t in todo}
-        hits = cache.get_many(list(keys.values()))
+        with gc_paused():  # decoding builds millions of objects: each collection walked them all again
+            hits = cache.get_many(list(keys.values()))
         done = {t: hits[k] for t, k in keys.items() if k in hits}
         todo = [t for t in todo if t not in done]
     total = len(texts)
@@ -197,13 +199,14 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
         if dask is None:
             _POOL_NLP = nlp or get_nlp()  # built once here, inherited by the forked workers
         try:
-            for chunk, results in _map_chunks("first", chunks, workers, dask):
-                for (t, _), r in zip(chunk, results):
-                    if cache is not None:  # only a cache needs the text (100k: about 250 MB)
-                        encoded[t] = r
-                    fresh[t] = decode(r)
-                if progress:
-                    progress(len(done) + len(fresh), total)
+            with gc_paused():
+                for chunk, results in _map_chunks("first", chunks, workers, dask):
+                    for (t, _), r in zip(chunk, results):
+                        if cache is not None:  # only a cache needs the text (100k: about 250 MB)
+                            encoded[t] = r
+                        fresh[t] = decode(r)
+                    if progress:
+                        progress(len(done) + len(fresh), total)
         finally:
             _POOL_NLP = None
     else:
@@ -215,6 +218,13 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     if cache is not None and fresh:
         cache.put_many({keys[t]: encoded.get(t) or r for t, r in fresh.items()})
     done.update(fresh)
+    with gc_paused():
+        return _second_pass(records, texts, done, corpus_names, workers, dask)
+
+
+def _second_pass(records, texts, done, corpus_names, workers, dask) -> Iterator[Extraction]:
+    """The corpus-name pass over the first-pass results ``done``; the final extractions, in record order."""
+    global _POOL_STATE
     if corpus_names:
         lexicon = build_lexicon(done[t][0] for t in texts)
         pattern = _pattern(lexicon)
@@ -236,8 +246,7 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
         else:
             done = {text: (propagate(done[text][0], texts[text][1], lexicon, pattern, done[text][1]), done[text][1])
                     for text in texts}
-    for rec in records:
-        yield dataclasses.replace(done[_text_of(rec)[0]][0], doc=rec.doc)
+    return iter([dataclasses.replace(done[_text_of(rec)[0]][0], doc=rec.doc) for rec in records])
 
 
 def extract_text(text: str, doc_id: str = "text#0", title: str | None = None) -> Extraction:
