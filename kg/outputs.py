@@ -22,7 +22,7 @@ from .extract import PIPELINE_VERSION
 from .model import Extraction
 from .namespace import DEFAULT_BASE
 from .rdf import jsonld_context, write_rdf
-from .reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, paper_digests, read_state, write_state
+from .reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, read_state, unit_digests, write_state
 from .store import STORE_DIR, StoreLoader, StoreUpdater
 from .graphio import records_to_jsonl, write_graph_json
 from .views import VIEWS
@@ -128,7 +128,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         old, why = read_state(outdir, base, [*formats, "json.nodes", "json.links"])
         if old is not None and not (outdir / STORE_DIR).is_dir():
             old, why = None, "the previous build has no store"
-    digests = paper_digests(G)
+    digests = unit_digests(G)
     lap("digest")
     tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp-", dir=outdir.parent))
     umask = os.umask(0)
@@ -193,7 +193,9 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                 report(f"reuse    none ({blocks.reason or why})")
             else:
                 phases = ", ".join(f"{k} {v:.2f}s" for k, v in loader.phases.items())
-                report(f"reuse    {blocks.reused:,} of {len(digests):,} papers copied from the last build; "
+                papers = sum(1 for u in digests if u.startswith("paper/"))
+                report(f"reuse    {blocks.reused_papers:,} of {papers:,} papers and {blocks.reused - blocks.reused_papers:,} "
+                       f"of {len(digests) - papers:,} entities copied from the last build; "
                        f"store updated ({loader.removed_triples:,} triples removed, "
                        f"{loader.added_bytes / 1e6:.1f} MB of N-Triples added; {phases})")
         _swap(tmp, outdir)

@@ -8,13 +8,13 @@ node and link sections of ``graph.json``.
 
 The next build into the same folder:
 
-- digests every paper from its node and out-links, which is everything a paper's
-  blocks are written from (:func:`paper_digests`); a paper whose digest is the
-  one recorded has its blocks copied from the old files by the kernel
-  (``os.copy_file_range``, adjacent blocks in one call) instead of being made,
-  escaped and encoded again. Other units (entities, venues, the run) depend on
-  the whole graph (paper counts, venue statistics) and are always written; their
-  digest is that of their N-Triples;
+- digests every paper and entity from what its blocks are written from: the
+  node, its out-links and, for an entity, its number of papers
+  (:func:`unit_digests`); a unit whose digest is the one recorded has its
+  blocks copied from the old files by the kernel (``os.copy_file_range``,
+  adjacent blocks in one call) instead of being made, escaped and encoded
+  again. Venues (their statistics read every paper's links) and the run are
+  always written; their digest is that of their N-Triples;
 - updates a checkpoint of the old store (:func:`kg.store.update_store`) with the
   triples of the units that changed, instead of loading every triple again.
 
@@ -58,27 +58,40 @@ def _digest_bytes(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def paper_digests(G) -> dict[str, str]:
-    """A digest of each paper's node attributes and out-links with all their data
-    (mentions field by field): equal digests mean equal blocks in every output.
+#: Node types whose blocks depend only on the node, its out-links and (entities) its number of papers.
+DIGESTED = ("Paper", "Method", "Task", "Dataset", "CodeRepository")
+
+
+def unit_digests(G) -> dict[str, str]:
+    """A digest of what each paper's and entity's blocks are written from: the node's
+    attributes, its out-links with all their data (mentions field by field) and, for
+    an entity, how many papers link to it (``kg:paperCount``). Equal digests mean
+    equal blocks in every output. Venues (their statistics read their papers' links)
+    and the extraction run have none: they are always written.
 
     >>> import networkx as nx
     >>> from kg.model import Mention
     >>> G = nx.MultiDiGraph()
     >>> G.add_node("paper/a", type="Paper", label="A", abstract="x", docs=["d"])
+    >>> G.add_node("task/t", type="Task", label="t", name="t", aliases=[])
     >>> _ = G.add_edge("paper/a", "task/t", key="addressesTask", mentions=[Mention("t", "Task", 0, 1)])
-    >>> d1 = paper_digests(G)["paper/a"]
+    >>> d1 = unit_digests(G)
     >>> G.edges["paper/a", "task/t", "addressesTask"]["mentions"] = [Mention("t", "Task", 0, 1, sentence="t.")]
-    >>> paper_digests(G)["paper/a"] == d1
-    False
+    >>> G.add_node("paper/b", type="Paper", label="B", abstract="y", docs=["e"])
+    >>> _ = G.add_edge("paper/b", "task/t", key="addressesTask", mentions=[])
+    >>> d2 = unit_digests(G)
+    >>> d2["paper/a"] != d1["paper/a"], d2["task/t"] != d1["task/t"]  # new evidence; one more paper
+    (True, True)
     """
     out = {}
     buf = io.BytesIO()
-    succ = G._succ  # networkx's documented adjacency: node -> neighbour -> key -> data
-    for n, d in G.nodes(data=True):
-        if d.get("type") != "Paper":
+    nodes, succ, pred = G._node, G._succ, G._pred  # networkx's documented adjacency: node -> neighbour -> key -> data
+    for n, d in nodes.items():
+        if d.get("type") not in DIGESTED:
             continue
         payload = [n, sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in d.items())]
+        if d["type"] != "Paper":
+            payload.append(sum(1 for u in pred[n] if nodes[u].get("type") == "Paper"))
         for v, keys in sorted(succ[n].items()):
             for k, ed in sorted(keys.items()):
                 payload.append((v, k, sorted((name, tuple(
@@ -203,7 +216,7 @@ class Blocks:
         self.reason = reason  # why nothing is reused, if so
         self.units: dict[str, list] = {}  # unit -> [digest, triples, start, end per slot]
         self.firsts: dict[str, str] = {}
-        self.reused = 0
+        self.reused = self.reused_papers = 0
         self._fds: dict[str, int] = {}
         if old:
             for slot in SLOTS:
@@ -226,7 +239,7 @@ class Blocks:
         return True
 
     def share_reusable(self) -> float:
-        """The share of this build's papers whose blocks can be copied."""
+        """The share of this build's papers and entities whose blocks can be copied."""
         if not self.digests:
             return 0.0
         return sum(1 for u in self.digests if self.reusable(u)) / len(self.digests)
@@ -245,6 +258,8 @@ class Blocks:
             i = 2 + 2 * SLOTS.index(fmt)
             self.sinks[fmt].copy(self._fds[SLOT_FILES[fmt]], old[i], old[i + 1])
         self.reused += 1
+        if unit.startswith("paper/"):
+            self.reused_papers += 1
         self._record(unit, old[0], old[1])
         return old[1]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -49,6 +50,13 @@ def build(records: list[Record], out: Path, reuse: bool = True, base: str | None
     return said
 
 
+def reused(said: list[str]) -> tuple[int, ...]:
+    """(papers copied, papers, entities copied, entities) from the build's reuse line."""
+    m = re.match(r"reuse +([\d,]+) of ([\d,]+) papers and ([\d,]+) of ([\d,]+) entities copied", said[0])
+    assert m, said
+    return tuple(int(g.replace(",", "")) for g in m.groups())
+
+
 def files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name not in SKIP}
 
@@ -70,9 +78,8 @@ def test_incremental_build_equals_a_full_build(tmp_path, seed):
     build(after, full, reuse=False)
     assert files(inc) == files(full)
     assert triples(inc) == triples(full)
-    assert said and "papers copied from the last build" in said[0], said  # the blocks were reused
-    copied = int(said[0].split()[1].replace(",", ""))
-    assert 0 < copied < len(after)
+    papers, _, entities, total = reused(said)  # the blocks were reused, and not all of them
+    assert 0 < papers < len(after) and 0 < entities < total
 
 
 def test_a_rebuild_of_the_same_input_copies_every_paper(tmp_path):
@@ -80,9 +87,10 @@ def test_a_rebuild_of_the_same_input_copies_every_paper(tmp_path):
     build(records, tmp_path / "out")
     first = files(tmp_path / "out")
     said = build(records, tmp_path / "out")
-    papers = json.loads(first["stats.json"])["nodes"]["Paper"]
-    assert said[0].startswith(f"reuse    {papers:,} of {papers:,} papers copied"), said
-    assert "(0 triples removed)" in said[0]
+    nodes = json.loads(first["stats.json"])["nodes"]
+    papers, entities = nodes["Paper"], sum(nodes[t] for t in ("Method", "Task", "Dataset", "CodeRepository"))
+    assert reused(said) == (papers, papers, entities, entities), said
+    assert "(0 triples removed, 0.0 MB of N-Triples added" in said[0]
     assert files(tmp_path / "out") == first
 
 
@@ -127,3 +135,21 @@ def test_a_failed_incremental_build_leaves_the_previous_outputs(tmp_path, monkey
     assert files(out) == before
     assert triples(out)  # the old store is still whole
     assert not list(tmp_path.glob(".out.tmp-*"))
+
+
+def test_the_store_update_removes_triples_with_any_text(tmp_path):
+    # The old triples leave the store through SPARQL DELETE DATA: every escape the
+    # N-Triples writer makes must mean the same there (a triple left behind shows here).
+    odd = ['We propose "Quo\\teNet" \\ a back\\slash model\x01 with\ttabs for image classification.',
+           "We propose ÆthirNet 🚀 (ÆN) for 画像分類 and\u2028line separators, evaluated on ImageNet.",
+           "We propose CtrlNet\x7f\x1f\r\n for speech recognition on LibriSpeech."]
+    records = corpus(30, 11)
+    weird = [Record(doc=f"w{i}", abstract=t, source="t", index=100 + i, title=f'Odd "{i}" \\ title\x02')
+             for i, t in enumerate(odd)]
+    out = tmp_path / "out"
+    build(records + weird, out)
+    said = build(records[:25] + weird[1:], out)  # a weird paper gone, its entities' counts changed
+    assert reused(said)[0] > 0
+    build(records[:25] + weird[1:], tmp_path / "full", reuse=False)
+    assert triples(out) == triples(tmp_path / "full")
+    assert files(out) == files(tmp_path / "full")
