@@ -46,9 +46,21 @@ def build_graph(res: Resolved) -> nx.MultiDiGraph:
         if e.url:
             attrs["url"] = e.url
         G.add_node(e.id, **attrs)
+    # Edges straight into networkx's adjacency (its documented data structure: node ->
+    # neighbour -> key -> data, the key dict shared by _succ and _pred), as add_edge
+    # does without its per-call checks: 1.35M edges at 100k took 6.4 s through add_edge.
+    succ, pred, nodes = G._succ, G._pred, G._node
+    new_keys, new_data = G.edge_key_dict_factory, G.edge_attr_dict_factory
     for r in res.relations:
-        G.add_edge(r.subject, r.object, key=r.predicate, predicate=r.predicate,
-                   mentions=list(r.mentions), derived_from=list(r.derived_from))
+        u, v, key = r.subject, r.object, r.predicate
+        if u not in nodes or v not in nodes:  # not a node of the result: add_edge adds it
+            G.add_edge(u, v, key=key, predicate=key, mentions=list(r.mentions), derived_from=list(r.derived_from))
+            continue
+        keys = succ[u].get(v)
+        if keys is None:
+            keys = succ[u][v] = pred[v][u] = new_keys()
+        data = keys[key] = new_data()
+        data.update(predicate=key, mentions=list(r.mentions), derived_from=list(r.derived_from))
     return G
 
 

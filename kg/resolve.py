@@ -100,25 +100,26 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
         if len(roots) == 1:
             uf.union(short, next(iter(roots)))
     roots = {anchor: uf.find(anchor) for anchor in set(anchor_of.values())}
-
-    def root_of(ent: DocEntity):
-        return roots[anchor_of[id(ent)]]
+    root_by_id = {i: roots[anchor] for i, anchor in anchor_of.items()}  # id(DocEntity) -> its cluster
 
     members: dict[tuple, list[tuple[str, DocEntity]]] = defaultdict(list)
     for pid, ent in doc_entities:
-        members[root_of(ent)].append((pid, ent))
+        members[root_by_id[id(ent)]].append((pid, ent))
 
     entities: dict[tuple, Entity] = {}
     for root, items in members.items():
         type_ = root[0]
         names = Counter(e.name for _, e in items)
         name = sorted(names.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0]
+        named_by = Counter(f for _, e in items for f in {e.name, *e.aliases})  # form -> items naming it
         forms = []
-        for f in sorted({f for _, e in items for f in (e.name, *e.aliases)}):
-            if f.lower() != name.lower() and all(f.lower() != g.lower() for g in forms):
+        seen = {name.lower()}
+        for f in sorted(named_by):
+            if f.lower() not in seen:  # one form per case-insensitive spelling, the name's own left out
                 forms.append(f)
+                seen.add(f.lower())
         longs = [f for f in [name, *forms] if not _is_acronym(f)] or [name]
-        key_form = sorted(longs, key=lambda f: (-sum(1 for _, e in items if f in (e.name, *e.aliases)), f))[0]
+        key_form = sorted(longs, key=lambda f: (-named_by[f], f))[0]
         eid = f"{TYPE_PATH[type_]}/{iri_slug(norm_key(key_form))}"
         entities[root] = Entity(id=eid, type=type_, name=name, aliases=tuple(forms))
 
@@ -137,9 +138,9 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
     venues: dict[str, Entity] = {}
     for pid, recs in groups.items():
         ex = paper_ex.get(pid)
-        proposed_here = {root_of(e) for e in (ex.entities if ex else ()) if e.role == "proposed"}
+        proposed_here = {root_by_id[id(e)] for e in (ex.entities if ex else ()) if e.role == "proposed"}
         for ent in ex.entities if ex else ():
-            root = root_of(ent)
+            root = root_by_id[id(ent)]
             obj = entities[root].id
             if ent.type == "Method":
                 pred = "proposes" if root in proposed_here else "usesMethod"
