@@ -26,10 +26,9 @@ content) or the old state's format makes the build write everything.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
+import marshal
 import os
-import pickle
 from pathlib import Path
 
 from .extract import PIPELINE_VERSION
@@ -84,26 +83,27 @@ def unit_digests(G) -> dict[str, str]:
     (True, True)
     """
     out = {}
-    buf = io.BytesIO()
     nodes, succ, pred = G._node, G._succ, G._pred  # networkx's documented adjacency: node -> neighbour -> key -> data
+    dumps = marshal.dumps
     for n, d in nodes.items():
-        if d.get("type") not in DIGESTED:
+        t = d.get("type")
+        if t not in DIGESTED:
             continue
-        payload = [n, sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in d.items())]
-        if d["type"] != "Paper":
+        payload = [n, d]
+        if t != "Paper":
             payload.append(sum(1 for u in pred[n] if nodes[u].get("type") == "Paper"))
-        for v, keys in sorted(succ[n].items()):
-            for k, ed in sorted(keys.items()):
-                payload.append((v, k, sorted((name, tuple(
-                    (m.text, m.type, m.start, m.end, m.role, m.source, m.sentence, m.score) for m in value)
-                    if name == "mentions" else tuple(value) if isinstance(value, list) else value)
-                    for name, value in ed.items())))
-        buf.seek(0)
-        buf.truncate()
-        p = pickle.Pickler(buf, protocol=5)
-        p.fast = True  # no memo: the bytes depend on values only, not on which objects are shared
-        p.dump(payload)
-        out[n] = _digest_bytes(buf.getvalue())
+        for v, keys in succ[n].items():
+            for k, ed in keys.items():
+                payload += (v, k)
+                for name, value in ed.items():
+                    payload += (name, [(m.text, m.type, m.start, m.end, m.role, m.source, m.sentence, m.score)
+                                       for m in value] if name == "mentions" else value)
+        try:
+            # marshal format 2: no back-references and no mark for interned strings, so the
+            # bytes depend on the values only (and their order, fixed by build_graph)
+            out[n] = _digest_bytes(dumps(payload, 2))
+        except ValueError:  # a value marshal cannot write (an attribute someone added): always written
+            pass
     return out
 
 
