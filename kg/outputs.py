@@ -10,6 +10,8 @@ import json
 import os
 import shutil
 import tempfile
+import threading
+import time
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -108,8 +110,6 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     ``outdir`` are copied from its files and its store is updated, not rebuilt
     (see :mod:`kg.reuse`; same bytes as without). ``report(message)`` hears how
     much was reused, or why nothing was."""
-    import time
-
     formats = rdf_formats(formats)
 
     timings = timings if timings is not None else {}
@@ -134,10 +134,13 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o777 & ~umask)
-    loader = blocks = None
+    blocks = None
     sinks: dict[str, Sink] = {}
+    store: dict = {}  # the store's builder ("loader"), made by whichever part writes graph.nt
+    writer = None
     try:
         sinks = {f: Sink(tmp / RDF_FORMATS[f]) for f in formats}
+        sinks["json"] = Sink(tmp / "graph.json")
         blocks = Blocks(digests, sinks, old, outdir if old else None, why)
         delta = old is not None and blocks.share_reusable() >= DELTA_MIN_SHARE
         if old is not None and not delta:
@@ -146,44 +149,63 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         if not delta:
             # Oxigraph loads in Rust without the GIL: the store is built on a second core
             # from the N-Triples file as it is written, then while the JSON and HTML are.
-            loader = StoreLoader(tmp / STORE_DIR, nt_path)
-            sinks["nt"].on_flush = loader.grow
-        n_triples = write_rdf(G, sinks, base, reuse=blocks)
-        for sink in sinks.values():
-            sink.close()
+            store["loader"] = StoreLoader(tmp / STORE_DIR, nt_path)
+            sinks["nt"].on_flush = store["loader"].grow
+
+        def blocks_part() -> int:
+            """graph.nt / .ttl / .jsonld and graph.json; starts or feeds the store."""
+            t = time.perf_counter()
+            n = write_rdf(G, {f: sinks[f] for f in formats}, base, reuse=blocks)
+            for f in formats:
+                sinks[f].close()
+            if delta:
+                removed, added = blocks.changed_ranges()
+                store["loader"] = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"],
+                                               removed, nt_path, added)
+            else:
+                store["loader"].grow(nt_path.stat().st_size, done=True)
+            if "jsonld" in formats:
+                (tmp / "context.jsonld").write_text(
+                    json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            timings["rdf"] = time.perf_counter() - t
+            write_graph_json(G, sinks["json"], reuse=blocks)
+            sinks["json"].close()
+            timings["graph.json"] = time.perf_counter() - t - timings["rdf"]
+            return n
+
         if delta:
-            removed, added = blocks.changed_ranges()
-            loader = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"], removed,
-                                  nt_path, added)
+            # Most of an incremental build's block writing is the kernel copying old blocks
+            # (no GIL): it runs in a thread while this one writes the JSON Lines and the views.
+            writer = _Background(blocks_part)
         else:
-            loader.grow(nt_path.stat().st_size, done=True)
-        if "jsonld" in formats:
-            (tmp / "context.jsonld").write_text(
-                json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        lap("rdf")
+            n_triples = blocks_part()
+        lap("blocks")
         with open(tmp / "extractions.jsonl", "w", encoding="utf-8", newline="\n") as fh:
             write_extractions(fh, extractions)
-        sinks["json"] = Sink(tmp / "graph.json")
-        write_graph_json(G, sinks["json"], reuse=blocks)
-        sinks["json"].close()
         if records:
             with open(tmp / "records.jsonl", "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(records_to_jsonl(records))
-        stats = graph_stats(G, n_records)
-        stats["triples"] = n_triples
-        (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        checks = {name: file_check(tmp / name) for name in sorted({RDF_FORMATS[f] for f in formats} | {"graph.json"})}
-        write_state(tmp / STATE_FILE, blocks.state(base, checks))
-        lap("json")
+        lap("jsonl")
         views, cards = [], {}
         for view, (name, what) in VIEWS.items():
             fname = VIEW_FILES[view]
             net = build_view(G, view=view, cards=cards)
             (tmp / fname).write_text(render_html(net), encoding="utf-8")
             views.append((fname, name, what, len(net.nodes), net.kg_note))
+        lap("html")
+        if writer is not None:
+            n_triples = writer.result()
+            writer = None
+            lap("blocks-wait")
+        stats = graph_stats(G, n_records)
+        stats["triples"] = n_triples
+        (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (tmp / "index.html").write_text(_index_html(stats, views, [RDF_FORMATS[f] for f in formats]),
                                         encoding="utf-8")
-        lap("html")
+        checks = {name: file_check(tmp / name) for name in sorted({RDF_FORMATS[f] for f in formats} | {"graph.json"})}
+        write_state(tmp / STATE_FILE, blocks.state(base, checks))
+        lap("state")
+        loader = store["loader"]
         loader.close()
         timings["store"] = loader.seconds
         lap("store-wait")
@@ -201,14 +223,44 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         _swap(tmp, outdir)
     except BaseException:
         for sink in sinks.values():
+            sink.cancelled = True  # a writer thread stops at its next write
+        if writer is not None:
+            writer.wait()
+        for sink in sinks.values():
             sink.abort()
         if blocks is not None:
             blocks.close()
-        if loader is not None:
-            loader.abort()  # never delete files under a running loader
+        if store.get("loader") is not None:
+            store["loader"].abort()  # never delete files under a running loader
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return stats
+
+
+class _Background:
+    """``fn()`` in a thread; :meth:`result` waits and returns its value or raises its error."""
+
+    def __init__(self, fn):
+        self._value = self._error = None
+
+        def run():
+            try:
+                self._value = fn()
+            except BaseException as exc:  # re-raised by result()
+                self._error = exc
+
+        self._thread = threading.Thread(target=run, name="kg-block-writer", daemon=True)
+        self._thread.start()
+
+    def wait(self) -> None:
+        while self._thread.is_alive():
+            self._thread.join(0.2)
+
+    def result(self):
+        self.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def recover(outdir: Path) -> None:
