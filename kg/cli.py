@@ -1,7 +1,8 @@
 """The ``kg`` command line: a thin layer over the library.
 
 Exit codes: 0 success, 1 the graph does not conform (``kg validate``),
-2 bad usage or bad input (a message names the file and line), 130 interrupted.
+2 bad usage or bad input (a message names the file and line), 3 a file could
+not be read or written (disk full, permissions), 130 interrupted.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_IO, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
 def _log(args, msg: str) -> None:
@@ -311,6 +312,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # disk full, permissions: the outputs are swapped in whole or not at all
+        where = f" ({exc.filename})" if exc.filename else ""
+        kept = "; earlier outputs were left as they were" if args.command == "build" else ""
+        print(f"kg {args.command}: error: {exc.strerror or exc}{where}{kept}", file=sys.stderr)
+        return EXIT_IO
 
 
 def run() -> None:

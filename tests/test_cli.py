@@ -59,3 +59,12 @@ def test_build_can_skip_turtle_and_jsonld(tmp_path, built, capsys):
     capsys.readouterr()
     assert main(["build", "--rdf", "nt,rdfxml", "--no-cache", "-q", "--out", str(tmp_path / "o2")]) == 2
     assert "unknown RDF format(s) rdfxml" in capsys.readouterr().err and not (tmp_path / "o2").exists()
+
+
+def test_outputs_that_cannot_be_written_are_a_clear_error(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert main(["build", "--no-cache", "-q", "--out", str(blocker / "outputs")]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("kg build: error: ") and str(blocker) in err and "Traceback" not in err
+    assert blocker.read_text() == "not a folder"
