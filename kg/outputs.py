@@ -142,10 +142,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     try:
         sinks = {f: Sink(tmp / RDF_FORMATS[f]) for f in formats}
         sinks["json"] = Sink(tmp / "graph.json")
-        blocks = Blocks(digests, sinks, old, outdir if old else None, why)
+        blocks = Blocks(digests, sinks, old, outdir if old else None)
         delta = old is not None and blocks.share_reusable() >= DELTA_MIN_SHARE
-        if old is not None and not delta:
-            blocks.reason = "too few papers unchanged"
         nt_path = tmp / RDF_FORMATS["nt"]
         if not delta:
             # Oxigraph loads in Rust without the GIL: the store is built on a second core
@@ -217,14 +215,16 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         lap("store-wait")
         blocks.close()
         if report is not None:
-            if old is None or not delta:
-                report(f"reuse    none ({blocks.reason or why})")
+            papers = sum(1 for u in digests if u.startswith("paper/"))
+            copied = (f"{blocks.reused_papers:,} of {papers:,} papers and {blocks.reused - blocks.reused_papers:,} "
+                      f"of {len(digests) - papers:,} entities copied from the last build")
+            if old is None:
+                report(f"reuse    none ({why})")
+            elif not delta:  # blocks may still have been copied; the store was loaded in full
+                report(f"reuse    {copied}; store loaded in full (fewer than half of them unchanged)")
             else:
                 phases = ", ".join(f"{k} {v:.2f}s" for k, v in loader.phases.items())
-                papers = sum(1 for u in digests if u.startswith("paper/"))
-                report(f"reuse    {blocks.reused_papers:,} of {papers:,} papers and {blocks.reused - blocks.reused_papers:,} "
-                       f"of {len(digests) - papers:,} entities copied from the last build; "
-                       f"store updated ({loader.removed_triples:,} triples removed, "
+                report(f"reuse    {copied}; store updated ({loader.removed_triples:,} triples removed, "
                        f"{loader.added_bytes / 1e6:.1f} MB of N-Triples added; {phases})")
         _swap(tmp, outdir)
     except BaseException:

@@ -216,11 +216,10 @@ class Blocks:
     record of where each unit went. See the module docstring."""
 
     def __init__(self, digests: dict[str, str], sinks: dict[str, Sink], old: dict | None = None,
-                 old_dir: Path | None = None, reason: str = ""):
+                 old_dir: Path | None = None):
         self.digests, self.sinks = digests, sinks
         self.old_units: dict = old["units"] if old else {}
         self.old_firsts: dict = old["firsts"] if old else {}
-        self.reason = reason  # why nothing is reused, if so
         self.units: dict[str, list] = {}  # unit -> [digest, triples, start, end per slot]
         self.firsts: dict[str, str] = {}
         self.reused = self.reused_papers = 0

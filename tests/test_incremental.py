@@ -153,3 +153,13 @@ def test_the_store_update_removes_triples_with_any_text(tmp_path):
     build(records[:25] + weird[1:], tmp_path / "full", reuse=False)
     assert triples(out) == triples(tmp_path / "full")
     assert files(out) == files(tmp_path / "full")
+
+
+def test_a_mostly_new_input_loads_the_store_in_full(tmp_path):
+    out = tmp_path / "out"
+    build(corpus(40, 21)[:12], out)
+    said = build(corpus(40, 21), out)  # 12 of 40 papers known: the store is loaded, not patched
+    assert "store loaded in full" in said[0], said
+    build(corpus(40, 21), tmp_path / "full", reuse=False)
+    assert files(out) == files(tmp_path / "full")
+    assert triples(out) == triples(tmp_path / "full")
