@@ -107,8 +107,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     ``timings``, if given, receives the seconds each part took. ``formats`` are the RDF
     serializations to write (``ttl``, ``nt``, ``jsonld``); N-Triples are always written.
 
-    With ``reuse``, the blocks of papers unchanged since the build already in
-    ``outdir`` are copied from its files and its store is updated, not rebuilt
+    With ``reuse``, the blocks of papers and entities unchanged since the build already
+    in ``outdir`` are copied from its files and its store is updated, not rebuilt
     (see :mod:`kg.reuse`; same bytes as without). ``report(message)`` hears how
     much was reused, or why nothing was."""
     formats = rdf_formats(formats)
@@ -175,8 +175,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         if delta:
             # Most of an incremental build's block writing is the kernel copying old blocks
             # (no GIL): it runs in a thread while this one writes the JSON Lines and the views.
-            # The writer takes the GIL back after each of its thousands of system calls, and
-            # waits the switch interval each time: 0.5 ms instead of 5 (100k: 39 s -> see bench).
+            # The writer takes the GIL back after each of its thousands of system calls and
+            # waits up to the switch interval each time: 0.5 ms, not 5, next to the views.
             switch = sys.getswitchinterval()
             sys.setswitchinterval(min(switch, 0.0005))
             writer = _Background(blocks_part)

@@ -232,8 +232,8 @@ class Blocks:
 
     # -- planning
     def reusable(self, unit: str, slots=None) -> bool:
-        """True if ``unit`` is a paper whose digest is the recorded one and whose
-        blocks of ``slots`` (default: the RDF files written) are in the old files."""
+        """True if ``unit`` (a paper or an entity) has the digest the old state recorded
+        and its blocks of ``slots`` (default: the RDF files written) are in the old files."""
         d = self.digests.get(unit)
         old = self.old_units.get(unit)
         if d is None or old is None or old[0] != d:
