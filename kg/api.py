@@ -143,7 +143,9 @@ class KnowledgeGraph:
     # ------------------------------------------------------------------ saving
     def save(self, outdir: str | Path, rdf: tuple[str, ...] = ("ttl", "nt", "jsonld")) -> dict:
         """Write every output (RDF, store, HTML views, graph.json, records, stats) to ``outdir``;
-        ``rdf`` names the RDF serializations (N-Triples always), as ``kg build --rdf``."""
+        ``rdf`` names the RDF serializations (N-Triples always), as ``kg build --rdf``.
+        Into a folder that holds an earlier build, the unchanged papers' and entities'
+        blocks are copied and the store is updated (the same files as a fresh save)."""
         from .outputs import write_outputs
 
         return write_outputs(self._G, self.extractions, outdir, base=self.base,
