@@ -37,6 +37,8 @@ STATE_FILE = "build-state.json"
 STATE_FORMAT = 1
 #: Where a unit's blocks are: the RDF files and the two sections of graph.json.
 SLOTS = ("nt", "ttl", "jsonld", "json.nodes", "json.links")
+#: The column of a slot's start in a unit's row ([digest, triples, start, end, start, end, ...]).
+COLUMN = {slot: 2 + 2 * i for i, slot in enumerate(SLOTS)}
 SLOT_FILES = {"nt": "graph.nt", "ttl": "graph.ttl", "jsonld": "graph.jsonld", "json.nodes": "graph.json",
               "json.links": "graph.json"}
 #: Below this share of papers reused, the store is loaded in full (a delta would not be cheaper).
@@ -239,7 +241,7 @@ class Blocks:
         if d is None or old is None or old[0] != d:
             return False
         for slot in slots or [f for f in ("nt", "ttl", "jsonld") if f in self.sinks]:
-            i = 2 + 2 * SLOTS.index(slot)
+            i = COLUMN[slot]
             if old[i] < 0 or self.old_firsts.get(slot) == unit:
                 return False
         return True
@@ -261,7 +263,7 @@ class Blocks:
         for fmt, w in writers.items():
             if w.first:  # a JSON separator would differ (never a paper: the run comes first)
                 raise RuntimeError(f"cannot copy {unit}: it would open the {fmt} output")
-            i = 2 + 2 * SLOTS.index(fmt)
+            i = COLUMN[fmt]
             self.sinks[fmt].copy(self._fds[SLOT_FILES[fmt]], old[i], old[i + 1])
         self.reused += 1
         if unit.startswith("paper/"):
@@ -278,7 +280,7 @@ class Blocks:
     def _record(self, unit: str, digest: str, triples: int) -> None:
         row = [digest, triples] + [-1] * (2 * len(SLOTS))
         for fmt, start in self._starts.items():
-            i = 2 + 2 * SLOTS.index(fmt)
+            i = COLUMN[fmt]
             row[i], row[i + 1] = start, self.sinks[fmt].pos
         self.units[unit] = row
 
@@ -286,9 +288,8 @@ class Blocks:
     def json_block(self, slot: str, unit: str, first: bool, sink: Sink, write) -> None:
         """Copy ``unit``'s block of ``slot`` if it can be, else call ``write()``; record its range."""
         start = sink.pos
-        old = self.old_units.get(unit)
         if not first and self.reusable(unit, (slot,)):
-            i = 2 + 2 * SLOTS.index(slot)
+            old, i = self.old_units[unit], COLUMN[slot]
             sink.copy(self._fds[SLOT_FILES[slot]], old[i], old[i + 1])
         else:
             write()
@@ -297,14 +298,14 @@ class Blocks:
         row = self.units.get(unit)
         if row is None:
             row = self.units[unit] = [self.digests.get(unit, ""), 0] + [-1] * (2 * len(SLOTS))
-        i = 2 + 2 * SLOTS.index(slot)
+        i = COLUMN[slot]
         row[i], row[i + 1] = start, sink.pos
 
     # -- what changed (for the store)
     def changed_ranges(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """(ranges of the old graph.nt to remove from the store, ranges of the new one to add):
         the N-Triples of units that are new, gone, or whose digest changed, adjacent ranges merged."""
-        nt = 2 + 2 * SLOTS.index("nt")
+        nt = COLUMN["nt"]
         removed, added = [], []
         for unit, row in self.units.items():
             old = self.old_units.get(unit)
