@@ -18,6 +18,7 @@ import math
 import networkx as nx
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pyvis.network import Network
+from pyvis.node import Node
 
 from .layout import layout
 from .views import VIEWS, best_connected, degrees, ego_graph, induced, member_names, view_graph
@@ -53,8 +54,11 @@ def _safe_json(obj) -> str:
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def _card(G: nx.MultiDiGraph, n: str) -> dict:
+def _card(G: nx.MultiDiGraph, n: str, labels: dict | None = None) -> dict:
+    """The card of node ``n``: what the page shows when it is clicked. ``labels``
+    (node -> label, all of ``G``'s nodes) saves the lookups when many cards are made."""
     nodes, succ = G._node, G._succ  # plain dicts (networkx's edge views cost seconds over a 100k graph)
+    label = labels.__getitem__ if labels is not None else (lambda u: nodes[u].get("label", u))
     d = nodes[n]
     card = {"id": n, "type": d["type"], "label": d.get("label", n)}
     if d["type"] == "Paper":
@@ -68,14 +72,14 @@ def _card(G: nx.MultiDiGraph, n: str) -> dict:
                         spans.append([m.start, m.end, nodes[v]["type"]])
         card["spans"] = sorted(set(map(tuple, spans)))
         card["links"] = sorted(
-            [key, nodes[v].get("label", v), v] for v, keys in succ[n].items() for key in keys if key != "publishedIn"
+            [key, label(v), v] for v, keys in succ[n].items() for key in keys if key != "publishedIn"
         )
         card["code"] = sorted(nodes[v]["url"] for v, keys in succ[n].items() for k in keys if k == "hasCode")
     else:
         card["aliases"] = list(d.get("aliases", []))
         if d.get("url", "").startswith("https://github.com/"):
             card["url"] = d["url"]
-        links = [[k, nodes[u].get("label", u), u] for u, keys in G._pred[n].items() for k in keys]
+        links = [(k, label(u), u) for u, keys in G._pred[n].items() for k in keys]  # tuples: JSON arrays too
         if len(links) > CARD_LINKS:  # a hub named by thousands of papers: the first ones and a count
             card["more"] = len(links) - CARD_LINKS
             links = heapq.nsmallest(CARD_LINKS, links)
@@ -92,11 +96,12 @@ def _tooltip(G: nx.MultiDiGraph, n: str) -> str:
     return f"{d['type']}: {d.get('label', n)}" + (f"\nalso: {', '.join(aliases)}" if aliases else "")
 
 
-def _edge_title(key: str, shared: list[str]) -> str:
+def _edge_title(key: str, shared: list[str], count: int) -> str:
+    """The hover text of a link: its relation and the first of the ``count`` names behind it."""
     head = {"usedFor": "used for", "shares": "shares"}.get(key, key)
-    if shared:
-        more = f" (+{len(shared) - 12} more)" if len(shared) > 12 else ""
-        return f"{head}: " + "; ".join(shared[:12]) + more
+    if count:
+        more = f" (+{count - len(shared)} more)" if count > len(shared) else ""
+        return f"{head}: " + "; ".join(shared) + more
     return head
 
 
@@ -135,7 +140,8 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
         venues = [n for n, d in H.nodes(data=True) if d["type"] == "Venue"]
         core = nx.Graph()
         core.add_nodes_from(n for n, d in H.nodes(data=True) if d["type"] != "Venue")
-        core.add_edges_from((u, v) for u, v in H.edges() if u in core and v in core)
+        inside = core._node
+        core.add_edges_from((u, v) for u, nbrs in H._succ.items() if u in inside for v in nbrs if v in inside)
         pos = layout(core, iterations=60 if core.number_of_nodes() <= 2000 else 35)
         for v in venues:
             pts = [pos[u] for u in H.predecessors(v) if u in pos] or [(0.0, 0.0)]
@@ -152,8 +158,14 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
         if big:
             opts.update(x=round(pos[n][0] * spread, 1), y=round(pos[n][1] * spread, 1), physics=False)
         cut = 28 if d["type"] == "Paper" else 40
-        net.add_node(n, label=label if len(label) <= cut else label[:cut - 1] + "…", color=color, shape=shape, **opts)
-    edges = list(H.edges(keys=True, data=True))
+        # pyvis's own node record, as Network.add_node makes it without its check that the id
+        # is new (a scan of a list: O(n) a call); the ids of a view's graph are distinct
+        shown = (label if len(label) <= cut else label[:cut - 1] + "…") or n
+        record = Node(n, shape, label=shown, color=color, font_color=net.font_color, **opts).options
+        net.nodes.append(record)
+        net.node_ids.append(n)
+        net.node_map[n] = record
+    edges = [(u, v, k, d) for u, nbrs in H._succ.items() for v, keys in nbrs.items() for k, d in keys.items()]
     if len(edges) > edge_budget:
         # keep the heaviest links, and among equals those of the least connected nodes (they would vanish);
         # the key ends with (u, v, key), a total order: the input order does not matter
@@ -165,7 +177,7 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     for u, v, key, d in edges:
         width = round(1 + min(6, math.log2(1 + d.get("weight", 1))), 2)
         # appended as pyvis's own edge records: Network.add_edge checks node membership in a list (O(n) a call)
-        net.edges.append({"from": u, "to": v, "title": _edge_title(key, member_names(G, d)), "color": EDGE_COLOR.get(key, "#bbbbbb"),
+        net.edges.append({"from": u, "to": v, "title": _edge_title(key, *member_names(G, d, first=12)), "color": EDGE_COLOR.get(key, "#bbbbbb"),
                           "width": width, "arrows": "to" if key != "shares" else "", "kgrel": key})
     net.set_options(json.dumps({
         "physics": {"enabled": not big, "stabilization": {"iterations": 250},
@@ -179,9 +191,10 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     net.kg_title = title or f"abstract-kg: {label}"
     net.kg_note = note
     cards = cards if cards is not None else {}
-    for n in H.nodes:
-        if n not in cards:
-            cards[n] = _card(G, n)
+    todo = [n for n in H.nodes if n not in cards]
+    labels = {u: d.get("label", u) for u, d in G._node.items()} if len(todo) > 100 else None
+    for n in todo:
+        cards[n] = _card(G, n, labels)
     net.kg_cards = {n: cards[n] for n in sorted(H.nodes)}
     net.kg_venues = sorted({d.get("venue") for _, d in H.nodes(data=True) if d.get("venue")})
     net.kg_types = sorted({d["type"] for _, d in H.nodes(data=True)})
