@@ -31,6 +31,61 @@ def test_cache_hits_give_the_same_extractions(tmp_path):
     cache.close()
 
 
+def _defining(i: int, name: str) -> Record:
+    return Record(doc=f"d{i}", abstract=f"We propose {name}, a new model for image segmentation. "
+                  f"{name} improves accuracy on several benchmarks.", source="t", index=1000 + i)
+
+
+def _using(i: int, names: str) -> Record:
+    return Record(doc=f"u{i}", abstract=f"We study robust training. Our experiments compare {names} and "
+                  f"report results for semantic segmentation (case {i}).", source="t", index=2000 + i)
+
+
+def test_corpus_name_pass_reuses_stored_results_that_still_hold(tmp_path):
+    """Names defined by added or dropped papers reach (or leave) exactly the texts they
+    should: with a cache, each corpus gets what a run without one gives."""
+    cache = ExtractionCache(tmp_path)
+    users = [_using(i, "ZorbNet and QuillFormer") for i in range(3)] + [_using(9, "plain baselines")]
+    base = corpus(40) + users + [_defining(1, "QuillFormer")]
+    grown = base + [_defining(2, "ZorbNet")]  # a new name, used by texts already built
+    # a first definer with an expansion: QuillFormer's lexicon entry changes, its texts gain the long form
+    renamed = [Record(doc="e", abstract="We propose the Quill Former Network (QuillFormer), a model for image "
+                      "segmentation.", source="t", index=999)] + grown
+    for recs in (base, grown, renamed, base, grown):
+        assert list(extract_records(recs, cache=cache)) == list(extract_records(recs)), [r.doc for r in recs[-2:]]
+    names = {e.name for ex in extract_records(grown, cache=cache) if ex.doc == "u0" for e in ex.entities}
+    assert {"ZorbNet", "QuillFormer"} <= names  # the test exercises propagation at all
+    lexicons, rows = (cache.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("lexicon", "corpus_pass"))
+    assert lexicons == 3 and rows == len({r.abstract for r in renamed})
+    cache.close()
+
+
+def test_corpus_name_pass_with_a_cache_in_two_workers(tmp_path):
+    cache = ExtractionCache(tmp_path)
+    base = corpus(230) + [_using(i, "ZorbNet") for i in range(3)]
+    grown = base + [_defining(2, "ZorbNet")]
+    plain = list(extract_records(grown))
+    list(extract_records(base, cache=cache, workers=2))  # over 200 texts: the pass runs in the workers
+    assert list(extract_records(grown, cache=cache, workers=2)) == plain
+    assert list(extract_records(corpus(240) + grown[230:], cache=cache, workers=2)) == \
+        list(extract_records(corpus(240) + grown[230:]))
+    cache.close()
+
+
+def test_corpus_name_pass_results_go_with_their_lexicon(tmp_path):
+    cache = ExtractionCache(tmp_path)
+    cache.KEEP_LEXICONS = 1
+    first = corpus(20) + [_defining(1, "ZorbNet"), _using(1, "ZorbNet")]
+    second = corpus(20)[:5] + [_defining(2, "QuillFormer"), _using(2, "QuillFormer")]
+    list(extract_records(first, cache=cache))
+    assert list(extract_records(second, cache=cache)) == list(extract_records(second))
+    # the first corpus's lexicon was dropped, and its results with it: the second's stay
+    assert cache.db.execute("SELECT COUNT(*) FROM lexicon").fetchone()[0] == 1
+    assert cache.db.execute("SELECT COUNT(*) FROM corpus_pass").fetchone()[0] == len(second)
+    assert list(extract_records(first, cache=cache)) == list(extract_records(first))
+    cache.close()
+
+
 def test_opening_a_cache_removes_other_pipelines_stale_files(tmp_path):
     import os
     import time

@@ -8,10 +8,11 @@ from collections.abc import Iterable, Iterator
 from .._gc import gc_paused
 from ..model import Extraction, Record
 from .assemble import assemble
-from .cache import decode, encode
+from .cache import decode, decode_added, encode, encode_added
 from .components import sentences
 from .pipeline import PIPELINE_VERSION, get_nlp, make_nlp
-from .propagate import _pattern, build_lexicon, propagate
+from .propagate import (_pattern, add_entities, build_lexicon, changed_forms, lexicon_digest, propagate,
+                        substring_regex)
 
 __all__ = ["extract_records", "extract_text", "PIPELINE_VERSION", "make_nlp", "get_nlp"]
 
@@ -64,8 +65,7 @@ def _second_pass_chunk(keys):  # in a forked worker: only the extractions that c
     out = []
     for t in keys:
         ex, sents = done[t]
-        new = propagate(ex, texts[t][1], lexicon, finder, sents)
-        out.append(None if new is ex else encode(new, sents))
+        out.append(encode_added(propagate(ex, texts[t][1], lexicon, finder, sents), ex))
     return out
 
 
@@ -196,10 +196,10 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
         n = _n_workers(workers, dask)
         size = max(50, min(250, len(items) // (n * 4) + 1))  # small: no worker idles long at the end
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
-        if dask is None:
-            _POOL_NLP = nlp or get_nlp()  # built once here, inherited by the forked workers
         try:
-            with gc_paused():
+            with gc_paused():  # the cached results decoded above are millions of objects for the collector
+                if dask is None:
+                    _POOL_NLP = nlp or get_nlp()  # built once here, inherited by the forked workers
                 for chunk, results in _map_chunks("first", chunks, workers, dask):
                     for (t, _), r in zip(chunk, results):
                         if cache is not None:  # only a cache needs the text (100k: about 250 MB)
@@ -210,6 +210,9 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
         finally:
             _POOL_NLP = None
     else:
+        if items and nlp is None:
+            with gc_paused():
+                nlp = get_nlp()
         for i in range(0, len(items), 1000):
             chunk = items[i:i + 1000]
             fresh.update({t: r for (t, _), r in zip(chunk, _first_pass(chunk, batch_size, nlp))})
@@ -219,33 +222,81 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
         cache.put_many({keys[t]: encoded.get(t) or r for t, r in fresh.items()})
     done.update(fresh)
     with gc_paused():
-        return _second_pass(records, texts, done, corpus_names, workers, dask)
+        return _second_pass(records, texts, done, corpus_names, workers, dask, cache, keys if cache is not None else None)
 
 
-def _second_pass(records, texts, done, corpus_names, workers, dask) -> Iterator[Extraction]:
-    """The corpus-name pass over the first-pass results ``done``; the final extractions, in record order."""
+def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id) -> tuple[list[str], list[str]]:
+    """Puts into ``done`` the corpus-name pass results ``cache`` holds that still hold
+    under ``lexicon``: those computed under it, and those computed under another
+    lexicon for texts in which no form whose entry differs occurs (see
+    :func:`~kg.extract.propagate.changed_forms`). Returns the texts left to do and
+    the keys of the results to relabel as computed under ``lexicon``."""
+    rows = cache.get_final([keys[t] for t in texts])
+    by_lexicon: dict[str, list[str]] = {}
+    for t in texts:
+        row = rows.get(keys[t])
+        if row is not None:
+            by_lexicon.setdefault(row[0], []).append(t)
+    valid, relabel = [], []
+    for old_id, ts in by_lexicon.items():
+        if old_id == lexicon_id:
+            valid += ts
+            continue
+        old = cache.get_lexicon(old_id)
+        if old is None:
+            continue
+        rx = substring_regex(changed_forms(lexicon, old))
+        still = [t for t in ts if rx is None or not rx.search(texts[t][1])]
+        valid += still
+        relabel += [keys[t] for t in still]
+    for t in valid:
+        value = rows[keys[t]][1]
+        if value is not None:
+            ex, sents = done[t]
+            done[t] = (add_entities(ex, decode_added(value)), sents)
+    ok = set(valid)
+    return [t for t in texts if t not in ok], relabel
+
+
+def _second_pass(records, texts, done, corpus_names, workers, dask, cache=None, keys=None) -> Iterator[Extraction]:
+    """The corpus-name pass over the first-pass results ``done``; the final extractions, in
+    record order. With ``cache`` (and the texts' cache ``keys``), results stored by an
+    earlier build that still hold are reused and only the other texts are passed over."""
     global _POOL_STATE
     if corpus_names:
         lexicon = build_lexicon(done[t][0] for t in texts)
         pattern = _pattern(lexicon)
-        keys = list(texts)
-        if pattern is not None and (dask is not None or (workers > 1 and len(keys) > 200)):
+        todo, relabel, lexicon_id = list(texts), [], None
+        if cache is not None and pattern is not None:
+            lexicon_id = lexicon_digest(lexicon)
+            todo, relabel = _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id)
+        finals: dict[str, str | None] = {}  # text -> what the pass added, as the cache stores it
+        if pattern is not None and (dask is not None or (workers > 1 and len(todo) > 200)):
             n = _n_workers(workers, dask)
-            size = max(100, len(keys) // (n * 4) + 1)
-            chunks = [keys[i:i + size] for i in range(0, len(keys), size)]
+            size = max(100, len(todo) // (n * 4) + 1)
+            chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
             _POOL_STATE = (texts, done, lexicon, pattern)
             try:
                 for chunk, results in _map_chunks("second", chunks, workers, dask):
                     for t, new in zip(chunk, results):
-                        if isinstance(new, str):  # from a forked worker
-                            done[t] = decode(new)
-                        elif new is not None:
-                            done[t] = (new, done[t][1])
+                        ex, sents = done[t]
+                        if isinstance(new, str):  # from a forked worker: what it added
+                            done[t] = (add_entities(ex, decode_added(new)), sents)
+                        elif new is not None:  # from Dask: the whole extraction
+                            done[t] = (new, sents)
+                            new = encode_added(new, ex)
+                        finals[t] = new
             finally:
                 _POOL_STATE = None
         else:
-            done = {text: (propagate(done[text][0], texts[text][1], lexicon, pattern, done[text][1]), done[text][1])
-                    for text in texts}
+            for t in todo:
+                ex, sents = done[t]
+                new = propagate(ex, texts[t][1], lexicon, pattern, sents)
+                done[t] = (new, sents)
+                finals[t] = encode_added(new, ex) if lexicon_id is not None and new is not ex else None
+        if lexicon_id is not None:
+            cache.put_final(lexicon_id, {keys[t]: v for t, v in finals.items()}, relabel)
+            cache.put_lexicon(lexicon_id, lexicon)  # after: results just relabelled survive the oldest lexicon
     return iter([dataclasses.replace(done[_text_of(rec)[0]][0], doc=rec.doc) for rec in records])
 
 

@@ -76,6 +76,31 @@ def decode(value: str) -> tuple[Extraction, list]:
     return Extraction(doc, ents, tuple(github), ms), [tuple(s) for s in sents]
 
 
+def encode_added(final: Extraction, first: Extraction) -> str | None:
+    """What the corpus-name pass added to ``first`` to make ``final`` (entities after
+    ``first``'s own), as compact JSON; None when it added nothing.
+
+    >>> m = Mention("GAN", "Method", 0, 3, "used", "kg_corpus", "GAN works.")
+    >>> first = Extraction("d", (), (), ())
+    >>> final = Extraction("d", (DocEntity("Method", "GAN", (), "used", (m,)),), (), (m,))
+    >>> decode_added(encode_added(final, first))[0] == final.entities[0]
+    True
+    >>> encode_added(first, first) is None
+    True
+    """
+    added = final.entities[len(first.entities):]
+    if not added:
+        return None
+    return json.dumps([[e.type, e.name, list(e.aliases), e.role, [_mention_row(m) for m in e.mentions]]
+                       for e in added], ensure_ascii=False)
+
+
+def decode_added(value: str) -> tuple[DocEntity, ...]:
+    """The entities :func:`encode_added` wrote."""
+    return tuple(DocEntity(t, name, tuple(aliases), role, tuple(Mention(*m) for m in mentions))
+                 for t, name, aliases, role, mentions in json.loads(value))
+
+
 #: Cache files of other pipeline versions untouched for this many days are removed.
 STALE_DAYS = 30
 
@@ -106,6 +131,10 @@ class ExtractionCache:
         os.utime(self.path)  # in use: not stale for other versions' cleanup
         remove_stale(self.folder, self.path)
         self.db.execute("CREATE TABLE IF NOT EXISTS extraction (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        # The corpus-name pass: per text, the lexicon its result was computed under and what
+        # it added to the first pass (encode_added; NULL: nothing); the lexicons, by digest.
+        self.db.execute("CREATE TABLE IF NOT EXISTS corpus_pass (key TEXT PRIMARY KEY, lexicon TEXT NOT NULL, value TEXT)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS lexicon (id TEXT PRIMARY KEY, forms TEXT NOT NULL, used INTEGER NOT NULL)")
         self.hits = self.misses = 0
 
     def get_many(self, keys: list[str]) -> dict[str, tuple[Extraction, list]]:
@@ -124,6 +153,47 @@ class ExtractionCache:
         rows = [(k, v if isinstance(v, str) else encode(*v)) for k, v in items.items()]
         with self.db:
             self.db.executemany("INSERT OR REPLACE INTO extraction (key, value) VALUES (?, ?)", rows)
+
+    def get_final(self, keys: list[str]) -> dict[str, tuple[str, str | None]]:
+        """{text key: (lexicon id, what the pass added (:func:`encode_added`) or None)} of
+        the corpus-name pass results stored for ``keys``."""
+        out = {}
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            q = f"SELECT key, lexicon, value FROM corpus_pass WHERE key IN ({','.join('?' * len(chunk))})"
+            out.update((k, (lid, v)) for k, lid, v in self.db.execute(q, chunk))
+        return out
+
+    def put_final(self, lexicon_id: str, rows: dict[str, str | None], relabel: list[str] = ()) -> None:
+        """Store corpus-name pass results computed under lexicon ``lexicon_id``
+        ({text key: what the pass added (:func:`encode_added`), or None}),
+        and mark ``relabel``'s stored results as valid under it too."""
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO corpus_pass (key, lexicon, value) VALUES (?, ?, ?)",
+                                [(k, lexicon_id, v) for k, v in rows.items()])
+            self.db.executemany("UPDATE corpus_pass SET lexicon = ? WHERE key = ?", [(lexicon_id, k) for k in relabel])
+
+    def get_lexicon(self, lexicon_id: str) -> dict | None:
+        row = self.db.execute("SELECT forms FROM lexicon WHERE id = ?", (lexicon_id,)).fetchone()
+        return None if row is None else {f: (t, tuple(fs)) for f, t, fs in json.loads(row[0])}
+
+    #: Lexicons kept for the corpus-name pass (one a corpus built with this cache, most recent first).
+    KEEP_LEXICONS = 8
+
+    def put_lexicon(self, lexicon_id: str, lexicon: dict) -> None:
+        """Keep ``lexicon``, and the :data:`KEEP_LEXICONS` most recently stored ones; results
+        stored under a dropped lexicon are dropped too (nothing left to compare them to)."""
+        with self.db:
+            last = self.db.execute("SELECT COALESCE(MAX(used), 0) FROM lexicon").fetchone()[0]
+            if self.db.execute("UPDATE lexicon SET used = ? WHERE id = ?", (last + 1, lexicon_id)).rowcount == 0:
+                forms = json.dumps(sorted([f, t, list(fs)] for f, (t, fs) in lexicon.items()), ensure_ascii=False)
+                self.db.execute("INSERT INTO lexicon (id, forms, used) VALUES (?, ?, ?)", (lexicon_id, forms, last + 1))
+            old = [r[0] for r in self.db.execute("SELECT id FROM lexicon ORDER BY used DESC LIMIT -1 OFFSET ?",
+                                                  (self.KEEP_LEXICONS,))]
+            if old:
+                marks = ",".join("?" * len(old))
+                self.db.execute(f"DELETE FROM lexicon WHERE id IN ({marks})", old)
+                self.db.execute(f"DELETE FROM corpus_pass WHERE lexicon IN ({marks})", old)
 
     def close(self) -> None:
         self.db.close()
