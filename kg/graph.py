@@ -50,7 +50,7 @@ def build_graph(res: Resolved) -> nx.MultiDiGraph:
     # neighbour -> key -> data, the key dict shared by _succ and _pred), as add_edge
     # does without its per-call checks: 1.35M edges at 100k took 6.4 s through add_edge.
     succ, pred, nodes = G._succ, G._pred, G._node
-    new_keys, new_data = G.edge_key_dict_factory, G.edge_attr_dict_factory
+    new_keys = G.edge_key_dict_factory  # edge data: plain dicts, networkx's edge_attr_dict_factory
     for r in res.relations:
         u, v, key = r.subject, r.object, r.predicate
         if u not in nodes or v not in nodes:  # not a node of the result: add_edge adds it
@@ -59,8 +59,7 @@ def build_graph(res: Resolved) -> nx.MultiDiGraph:
         keys = succ[u].get(v)
         if keys is None:
             keys = succ[u][v] = pred[v][u] = new_keys()
-        data = keys[key] = new_data()
-        data.update(predicate=key, mentions=list(r.mentions), derived_from=list(r.derived_from))
+        keys[key] = {"predicate": key, "mentions": list(r.mentions), "derived_from": list(r.derived_from)}
     return G
 
 

@@ -79,13 +79,19 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
     doc_entities: list[tuple[str, DocEntity]] = []
     anchor_of: dict[int, tuple] = {}  # id(DocEntity) -> its anchor key (the entities live as long as paper_ex)
     key = lru_cache(maxsize=None)(compact_key)  # the same forms recur across papers
+    seen: dict[tuple, tuple] = {}  # (type, name, aliases) -> anchor: the same unions again change nothing
     for pid, ex in paper_ex.items():
         for ent in ex.entities:
             doc_entities.append((pid, ent))
+            sig = (ent.type, ent.name, ent.aliases)
+            anchor = seen.get(sig)
+            if anchor is not None:
+                anchor_of[id(ent)] = anchor
+                continue
             forms = [ent.name, *ent.aliases]
             longs = [f for f in forms if not _is_acronym(f)]
             shorts = [f for f in forms if _is_acronym(f)]
-            anchor = anchor_of[id(ent)] = (ent.type, key(longs[0] if longs else shorts[0]))
+            anchor = anchor_of[id(ent)] = seen[sig] = (ent.type, key(longs[0] if longs else shorts[0]))
             uf.find(anchor)
             for f in longs:
                 uf.union(anchor, (ent.type, key(f)))
@@ -132,12 +138,13 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
         repos.setdefault(rid, Entity(id=rid, type="CodeRepository", name=f"{owner}/{name}", url=url))
         return rid
 
-    # ---- relations
-    rels: dict[tuple[str, str, str], list[Mention]] = {}
+    # ---- relations, per paper: (predicate, object) -> mentions
+    rels: dict[str, dict[tuple[str, str], list[Mention]]] = {}
     paper_objs: list[Paper] = []
     venues: dict[str, Entity] = {}
     for pid, recs in groups.items():
         ex = paper_ex.get(pid)
+        mine = rels.setdefault(pid, {})
         proposed_here = {root_by_id[id(e)] for e in (ex.entities if ex else ()) if e.role == "proposed"}
         for ent in ex.entities if ex else ():
             root = root_by_id[id(ent)]
@@ -146,23 +153,23 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
                 pred = "proposes" if root in proposed_here else "usesMethod"
             else:
                 pred = TYPE_PREDICATE[ent.type]
-            rels.setdefault((pid, pred, obj), []).extend(ent.mentions)
+            mine.setdefault((pred, obj), []).extend(ent.mentions)
         gh_mentions = [m for m in (ex.mentions if ex else ()) if m.type == "CodeRepository"]
         for url in ex.github if ex else ():
             rid = repo(url)
             ms = [m for m in gh_mentions if normalize_github(m.text) == url]
-            rels.setdefault((pid, "hasCode", rid), []).extend(ms)
+            mine.setdefault(("hasCode", rid), []).extend(ms)
         for rec in recs:
             for c in rec.code:
                 url = normalize_github(c)
                 if url:
-                    rels.setdefault((pid, "hasCode", repo(url)), [])
+                    mine.setdefault(("hasCode", repo(url)), [])
         venue = next((r.venue for r in recs if r.venue), None)
         year = next((r.year for r in recs if r.year), None)
         if venue:
             vid = venue_id(venue)
             venues.setdefault(vid, Entity(id=vid, type="Venue", name=venue))
-            rels.setdefault((pid, "publishedIn", vid), [])
+            mine.setdefault(("publishedIn", vid), [])
         title = next((r.title for r in recs if r.title), None)
         proposed_names = [entities[r].name for r in sorted(proposed_here, key=lambda r: entities[r].id)]
         first = recs[0]
@@ -174,19 +181,20 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
 
     # ---- derived relations: a proposed method is applied to / evaluated on its paper's tasks / datasets
     derived: dict[tuple[str, str, str], set[str]] = defaultdict(set)
-    per_paper: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for (s, p, o) in rels:
-        per_paper[s][p].append(o)
-    for pid, preds in per_paper.items():
+    for pid, mine in rels.items():
+        preds: dict[str, list[str]] = defaultdict(list)
+        for p, o in mine:
+            preds[p].append(o)
         for m in preds.get("proposes", []):
             for t in preds.get("addressesTask", []):
                 derived[(m, "appliedTo", t)].add(pid)
             for d in preds.get("usesDataset", []):
                 derived[(m, "evaluatedOn", d)].add(pid)
 
-    relations = [Relation(s, p, o, mentions=tuple(ms) if len(ms) < 2 else
+    # sorted by (subject, predicate, object): papers in order, each one's few relations sorted
+    relations = [Relation(pid, p, o, mentions=tuple(ms) if len(ms) < 2 else
                           tuple(sorted(set(ms), key=lambda m: (m.start, m.end, m.type))))
-                 for (s, p, o), ms in sorted(rels.items())]
+                 for pid in sorted(rels) for (p, o), ms in sorted(rels[pid].items())]
     relations += [Relation(s, p, o, derived_from=tuple(sorted(src))) for (s, p, o), src in sorted(derived.items())]
     all_entities = sorted(list(entities.values()) + list(repos.values()), key=lambda e: e.id)
     return Resolved(papers=sorted(paper_objs, key=lambda p: p.id), venues=sorted(venues.values(), key=lambda v: v.id),

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+import operator
 import os
 from pathlib import Path
 
@@ -63,6 +64,10 @@ def _digest_bytes(data: bytes) -> str:
 DIGESTED = ("Paper", "Method", "Task", "Dataset", "CodeRepository")
 
 
+#: A mention's fields as a tuple (marshal cannot write the dataclass), read in C.
+_MENTION_FIELDS = operator.attrgetter("text", "type", "start", "end", "role", "source", "sentence", "score")
+
+
 def unit_digests(G) -> dict[str, str]:
     """A digest of what each paper's and entity's blocks are written from: the node's
     attributes, its out-links with all their data (mentions field by field) and, for
@@ -87,19 +92,19 @@ def unit_digests(G) -> dict[str, str]:
     out = {}
     nodes, succ, pred = G._node, G._succ, G._pred  # networkx's documented adjacency: node -> neighbour -> key -> data
     dumps = marshal.dumps
+    papers = {n for n, d in nodes.items() if d.get("type") == "Paper"}
     for n, d in nodes.items():
         t = d.get("type")
         if t not in DIGESTED:
             continue
         payload = [n, d]
         if t != "Paper":
-            payload.append(sum(1 for u in pred[n] if nodes[u].get("type") == "Paper"))
+            payload.append(len(papers.intersection(pred[n])))
         for v, keys in succ[n].items():
             for k, ed in keys.items():
                 payload += (v, k)
                 for name, value in ed.items():
-                    payload += (name, [(m.text, m.type, m.start, m.end, m.role, m.source, m.sentence, m.score)
-                                       for m in value] if name == "mentions" else value)
+                    payload += (name, list(map(_MENTION_FIELDS, value)) if name == "mentions" else value)
         try:
             # marshal format 2: no back-references and no mark for interned strings, so the
             # bytes depend on the values only (and their order, fixed by build_graph)
