@@ -236,16 +236,25 @@ class Blocks:
                 if old["files"].get(SLOT_FILES[slot]) and SLOT_FILES[slot] not in self._fds:
                     self._fds[SLOT_FILES[slot]] = os.open(old_dir / SLOT_FILES[slot], os.O_RDONLY)
         self._starts: dict[str, int] = {}
+        self._reusable: dict[str, bool] = {}  # unit -> reusable(unit), asked for each unit twice or more
 
     # -- planning
     def reusable(self, unit: str, slots=None) -> bool:
         """True if ``unit`` (a paper or an entity) has the digest the old state recorded
         and its blocks of ``slots`` (default: the RDF files written) are in the old files."""
+        if slots is None:
+            ok = self._reusable.get(unit)
+            if ok is None:
+                ok = self._reusable[unit] = self._check(unit, [f for f in ("nt", "ttl", "jsonld") if f in self.sinks])
+            return ok
+        return self._check(unit, slots)
+
+    def _check(self, unit: str, slots) -> bool:
         d = self.digests.get(unit)
         old = self.old_units.get(unit)
         if d is None or old is None or old[0] != d:
             return False
-        for slot in slots or [f for f in ("nt", "ttl", "jsonld") if f in self.sinks]:
+        for slot in slots:
             i = COLUMN[slot]
             if old[i] < 0 or self.old_firsts.get(slot) == unit:
                 return False

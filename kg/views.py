@@ -118,22 +118,61 @@ def dataset_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGra
     """Datasets, the papers that use them, and those papers' methods.
 
     With more than ``limit`` nodes, only the ``limit`` with the most links are
-    kept, and ``H.graph["total_nodes"]`` says how many there were."""
+    kept, and ``H.graph["total_nodes"]`` says how many there were.
+
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_nodes_from([("p", {"type": "Paper"}), ("m", {"type": "Method"}), ("d", {"type": "Dataset"})])
+    >>> _ = G.add_edges_from([("p", "d", "usesDataset"), ("p", "m", "proposes"), ("m", "d", "evaluatedOn")])
+    >>> sorted(dataset_graph(G).edges(keys=True))
+    [('m', 'd', 'evaluatedOn'), ('p', 'd', 'usesDataset'), ('p', 'm', 'proposes')]
+    """
     datasets = sorted(n for n, d in G.nodes(data=True) if d.get("type") == "Dataset")
     succ = G._succ
     papers = sorted({u for ds in datasets for u in G._pred[ds]})
     methods = sorted({v for p in papers for v, keys in succ[p].items() if "proposes" in keys or "usesMethod" in keys})
     nodes = set(datasets) | set(papers) | set(methods)
-    edges = []
+    paper_set, method_set = set(papers), set(methods)
+    wanted = ("usesDataset", "proposes", "usesMethod")
+
+    def edges_of(u: str, inside: set) -> list[tuple]:
+        """``u``'s links in the view, in its order: by target, then by relation."""
+        out = []
+        if u in paper_set:
+            for v, keys in sorted(succ[u].items()):
+                if v in inside:
+                    out += [(u, v, k, {"predicate": k}) for k in (sorted(keys) if len(keys) > 1 else keys) if k in wanted]
+        if u in method_set:
+            for v, keys in sorted(succ[u].items()):
+                if "evaluatedOn" in keys and v in inside:
+                    out.append((u, v, "evaluatedOn", {"predicate": "evaluatedOn"}))
+        return out
+
+    H = nx.MultiDiGraph()
+    if limit is None or len(nodes) <= limit:
+        _copy_nodes(G, H, datasets + papers + methods)
+        add_edges(H, (e for u in papers for e in edges_of(u, nodes) if u in paper_set and e[2] != "evaluatedOn"))
+        add_edges(H, (e for u in methods for e in edges_of(u, nodes) if e[2] == "evaluatedOn"))
+        return H
+    # the ``limit`` nodes with most links, counted before any edge is made (one a link)
+    degree: dict[str, int] = dict.fromkeys(datasets + papers + methods, 0)
     for p in papers:
-        for v, keys in sorted(succ[p].items()):
+        for v, keys in succ[p].items():
             if v in nodes:
-                edges += [(p, v, k, {"predicate": k}) for k in sorted(keys) if k in ("usesDataset", "proposes", "usesMethod")]
+                c = sum(1 for k in keys if k in wanted)
+                if c:
+                    degree[p] += c
+                    degree[v] += c
     for m in methods:
-        for v, keys in sorted(succ[m].items()):
+        for v, keys in succ[m].items():
             if "evaluatedOn" in keys and v in nodes:
-                edges.append((m, v, "evaluatedOn", {"predicate": "evaluatedOn"}))
-    return _limited(G, datasets + papers + methods, edges, limit)
+                degree[m] += 1
+                degree[v] += 1
+    H.graph["total_nodes"] = len(degree)
+    keep = set(best_connected(degree, limit))
+    order = sorted(keep)
+    _copy_nodes(G, H, order)
+    add_edges(H, (e for u in order for e in edges_of(u, keep)))
+    return H
 
 
 def degrees(G: nx.MultiDiGraph) -> dict:

@@ -217,3 +217,20 @@ def test_hub_cards_list_the_first_links_and_count_the_rest():
     assert len(card["links"]) == CARD_LINKS and card["more"] == 7
     assert card["links"][0][2] == "paper/0000" and card["links"][-1][2] == f"paper/{CARD_LINKS - 1:04d}"
     assert "more" not in build_view(G, view="overview").kg_cards["paper/0000"]
+
+
+@pytest.mark.parametrize("view", ["method-task", "dataset"])
+@pytest.mark.parametrize("limit", [5, 20])
+def test_a_limited_view_is_the_best_connected_part_of_the_full_one(sample_kg, view, limit):
+    """Views that pick their nodes before making edges (100k papers: half a million
+    method-task pairs) give what cutting the full view down would."""
+    from kg.views import best_connected, degrees, induced, view_graph
+
+    G = sample_kg.nx
+    full = view_graph(G, view)
+    assert full.number_of_nodes() > limit
+    small = view_graph(G, view, limit=limit)
+    expected = induced(full, best_connected(degrees(full), limit))
+    assert list(small.nodes(data=True)) == list(expected.nodes(data=True))
+    assert list(small.edges(keys=True, data=True)) == list(expected.edges(keys=True, data=True))
+    assert small.graph["total_nodes"] == full.number_of_nodes()
