@@ -4,6 +4,7 @@ as a full build of the same input would write it."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 from pathlib import Path
@@ -134,6 +135,31 @@ def test_a_failed_incremental_build_leaves_the_previous_outputs(tmp_path, monkey
         build(records, out)
     assert files(out) == before
     assert triples(out)  # the old store is still whole
+    assert not list(tmp_path.glob(".out.tmp-*"))
+
+
+def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkeypatch):
+    """The blocks of an incremental build are written in a forked child: its error (a full
+    disk here) is the build's, and the previous outputs stay."""
+    import errno
+
+    import kg.outputs
+
+    records = corpus(40, 11)
+    out = tmp_path / "out"
+    build(records[:30], out)
+    before = files(out)
+
+    def full_disk(*args, **kwargs):
+        (tmp_path / "pid").write_text(str(os.getpid()))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(kg.outputs, "write_graph_json", full_disk)  # runs in the child
+    with pytest.raises(OSError) as err:
+        build(records, out)
+    assert err.value.errno == errno.ENOSPC
+    assert int((tmp_path / "pid").read_text()) != os.getpid()  # it was the child's
+    assert files(out) == before and triples(out)
     assert not list(tmp_path.glob(".out.tmp-*"))
 
 
