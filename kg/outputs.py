@@ -269,11 +269,20 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 class _Forked:
     """``fn()`` in a forked child process; :meth:`result` waits and returns its (pickled)
     value or raises its error. The child shares the parent's memory copy-on-write and
-    leaves with ``os._exit`` (no atexit handlers, no flushing of the parent's buffers)."""
+    leaves with ``os._exit`` (no atexit handlers, no flushing of the parent's buffers).
+    Where there is no ``os.fork`` (Windows), ``fn()`` runs here, at once."""
 
     def __init__(self, fn):
         import pickle
 
+        self._here = None
+        if not hasattr(os, "fork"):
+            self.pid, self._fd = None, -1
+            try:
+                self._here = ("ok", fn())
+            except BaseException as exc:  # raised by result(), as a child's would be
+                self._here = ("error", exc)
+            return
         read, write = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the child
@@ -299,10 +308,18 @@ class _Forked:
         """True once the child has begun sending its result (it is done working)."""
         import select
 
+        if self._here is not None:
+            return True
         return self._fd >= 0 and bool(select.select([self._fd], [], [], 0)[0])
 
     def result(self):
         import pickle
+
+        if self._here is not None:
+            kind, value = self._here
+            if kind == "error":
+                raise value
+            return value
 
         chunks = []
         while True:

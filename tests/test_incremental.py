@@ -163,6 +163,17 @@ def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkey
     assert not list(tmp_path.glob(".out.tmp-*"))
 
 
+def test_without_fork_the_blocks_are_written_in_the_build_process(tmp_path, monkeypatch):
+    records = corpus(40, 13)
+    build(records[:30], tmp_path / "inc")
+    full = tmp_path / "full"
+    build(records, full, reuse=False)
+    monkeypatch.delattr(os, "fork")  # as on Windows
+    said = build(records, tmp_path / "inc")
+    assert reused(said)[0] > 0
+    assert files(tmp_path / "inc") == files(full)
+
+
 def test_the_store_update_removes_triples_with_any_text(tmp_path):
     # The old triples leave the store through SPARQL DELETE DATA: every escape the
     # N-Triples writer makes must mean the same there (a triple left behind shows here).
