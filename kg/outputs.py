@@ -149,39 +149,30 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             store["loader"] = StoreLoader(tmp / STORE_DIR, nt_path)
             sinks["nt"].on_flush = store["loader"].grow
 
-        def blocks_part() -> int:
-            """graph.nt / .ttl / .jsonld and graph.json; starts or feeds the store (full build)."""
+        def write_blocks() -> tuple[int, float, float]:
+            """graph.nt / .ttl / .jsonld (and context.jsonld), then graph.json; in a full build
+            the store loader follows graph.nt. Returns the triples and the seconds of each part."""
             t = time.perf_counter()
             n = write_rdf(G, {f: sinks[f] for f in formats}, base, reuse=blocks)
             for f in formats:
                 sinks[f].close()
-            store["loader"].grow(nt_path.stat().st_size, done=True)
-            write_context()
-            timings["rdf"] = time.perf_counter() - t
-            write_graph_json(G, sinks["json"], reuse=blocks)
-            sinks["json"].close()
-            timings["graph.json"] = time.perf_counter() - t - timings["rdf"]
-            return n
-
-        def write_context() -> None:
+            if not delta:
+                store["loader"].grow(nt_path.stat().st_size, done=True)
             if "jsonld" in formats:
                 (tmp / "context.jsonld").write_text(
                     json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-
-        def delta_blocks() -> dict:
-            """In a forked child (incremental build): the same files, mostly copied from the
-            last build's; returns what the parent needs of ``blocks`` and the times."""
-            t = time.perf_counter()
-            n = write_rdf(G, {f: sinks[f] for f in formats}, base, reuse=blocks)
-            for f in formats:
-                sinks[f].close()
-            write_context()
             rdf_seconds = time.perf_counter() - t
             write_graph_json(G, sinks["json"], reuse=blocks)
             sinks["json"].close()
+            return n, rdf_seconds, time.perf_counter() - t - rdf_seconds
+
+        def delta_blocks() -> dict:
+            """In a forked child (incremental build): the blocks, mostly copied from the last
+            build's files; returns what the parent needs of ``blocks``, and the times."""
+            n, rdf_seconds, json_seconds = write_blocks()
             return {"triples": n, "units": blocks.units, "firsts": blocks.firsts, "reused": blocks.reused,
                     "reused_papers": blocks.reused_papers, "ranges": blocks.changed_ranges(),
-                    "rdf": rdf_seconds, "graph.json": time.perf_counter() - t - rdf_seconds}
+                    "rdf": rdf_seconds, "graph.json": json_seconds}
 
         def delta_done() -> int:
             """Take the child's result (waiting for it if need be); start the store update."""
@@ -205,7 +196,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             # touches few of the graph's pages (ids, digests, the changed units).
             writer = _Forked(delta_blocks)
         else:
-            n_triples = blocks_part()
+            n_triples, timings["rdf"], timings["graph.json"] = write_blocks()
         lap("blocks")
         with open(tmp / "extractions.jsonl", "w", encoding="utf-8", newline="\n") as fh:
             write_extractions(fh, extractions)
