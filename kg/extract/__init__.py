@@ -11,8 +11,8 @@ from .assemble import assemble
 from .cache import decode, decode_added, encode, encode_added
 from .components import sentences
 from .pipeline import PIPELINE_VERSION, get_nlp, make_nlp
-from .propagate import (_pattern, add_entities, build_lexicon, changed_forms, lexicon_digest, propagate,
-                        substring_regex)
+from .propagate import (_pattern, add_entities, build_lexicon, changed_forms, lexicon_digest, lexicon_json,
+                        propagate, substring_regex)
 
 __all__ = ["extract_records", "extract_text", "PIPELINE_VERSION", "make_nlp", "get_nlp"]
 
@@ -268,7 +268,8 @@ def _second_pass(records, texts, done, corpus_names, workers, dask, cache=None, 
         pattern = _pattern(lexicon)
         todo, relabel, lexicon_id = list(texts), [], None
         if cache is not None and pattern is not None:
-            lexicon_id = lexicon_digest(lexicon)
+            forms = lexicon_json(lexicon)
+            lexicon_id = lexicon_digest(forms)
             todo, relabel = _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id)
         finals: dict[str, str | None] = {}  # text -> what the pass added, as the cache stores it
         if pattern is not None and (dask is not None or (workers > 1 and len(todo) > 200)):
@@ -296,7 +297,7 @@ def _second_pass(records, texts, done, corpus_names, workers, dask, cache=None, 
                 finals[t] = encode_added(new, ex) if lexicon_id is not None and new is not ex else None
         if lexicon_id is not None:
             cache.put_final(lexicon_id, {keys[t]: v for t, v in finals.items()}, relabel)
-            cache.put_lexicon(lexicon_id, lexicon)  # after: results just relabelled survive the oldest lexicon
+            cache.put_lexicon(lexicon_id, forms)  # after: results just relabelled survive the oldest lexicon
     return iter([dataclasses.replace(done[_text_of(rec)[0]][0], doc=rec.doc) for rec in records])
 
 

@@ -180,13 +180,13 @@ class ExtractionCache:
     #: Lexicons kept for the corpus-name pass (one a corpus built with this cache, most recent first).
     KEEP_LEXICONS = 8
 
-    def put_lexicon(self, lexicon_id: str, lexicon: dict) -> None:
-        """Keep ``lexicon``, and the :data:`KEEP_LEXICONS` most recently stored ones; results
-        stored under a dropped lexicon are dropped too (nothing left to compare them to)."""
+    def put_lexicon(self, lexicon_id: str, forms: str) -> None:
+        """Keep a lexicon (``forms``: its :func:`~kg.extract.propagate.lexicon_json`), and the
+        :data:`KEEP_LEXICONS` most recently stored ones; results stored under a dropped
+        lexicon are dropped too (nothing left to compare them to)."""
         with self.db:
             last = self.db.execute("SELECT COALESCE(MAX(used), 0) FROM lexicon").fetchone()[0]
             if self.db.execute("UPDATE lexicon SET used = ? WHERE id = ?", (last + 1, lexicon_id)).rowcount == 0:
-                forms = json.dumps(sorted([f, t, list(fs)] for f, (t, fs) in lexicon.items()), ensure_ascii=False)
                 self.db.execute("INSERT INTO lexicon (id, forms, used) VALUES (?, ?, ?)", (lexicon_id, forms, last + 1))
             old = [r[0] for r in self.db.execute("SELECT id FROM lexicon ORDER BY used DESC LIMIT -1 OFFSET ?",
                                                   (self.KEEP_LEXICONS,))]

@@ -11,6 +11,8 @@ capitals or digits, at least 3 characters) and multi-word expansions.
 from __future__ import annotations
 
 import bisect
+import hashlib
+import json
 import re
 from collections.abc import Iterable, Iterator
 
@@ -156,16 +158,17 @@ def add_entities(extraction: Extraction, new: Iterable[DocEntity]) -> Extraction
     return Extraction(doc=extraction.doc, entities=entities, github=extraction.github, mentions=mentions)
 
 
-def lexicon_digest(lexicon: dict) -> str:
-    """A digest of a lexicon's content (its forms and their entries), order aside.
+def lexicon_json(lexicon: dict) -> str:
+    """A lexicon as JSON, forms sorted: what its digest is taken of and the cache keeps.
 
-    >>> lexicon_digest({"GSU": ("Method", ("GSU",))}) == lexicon_digest({"GSU": ("Method", ("GSU",))})
-    True
+    >>> lexicon_json({"GSU": ("Method", ("GSU", "Gated Spectral Unit"))})
+    '[["GSU", "Method", ["GSU", "Gated Spectral Unit"]]]'
     """
-    import hashlib
-    import json
+    return json.dumps(sorted([f, t, list(fs)] for f, (t, fs) in lexicon.items()), ensure_ascii=False)
 
-    text = json.dumps(sorted((f, t, list(fs)) for f, (t, fs) in lexicon.items()), ensure_ascii=False)
+
+def lexicon_digest(text: str) -> str:
+    """The id of a lexicon: a digest of its :func:`lexicon_json`."""
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
