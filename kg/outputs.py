@@ -127,8 +127,6 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         old, why = read_state(outdir, base, [*formats, "json.nodes", "json.links"])
         if old is not None and not (outdir / STORE_DIR).is_dir():
             old, why = None, "the previous build has no store"
-    digests = unit_digests(G)
-    lap("digest")
     tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp-", dir=outdir.parent))
     umask = os.umask(0)
     os.umask(umask)
@@ -137,19 +135,13 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     sinks: dict[str, Sink] = {}
     store: dict = {}  # the store's builder ("loader"), made by whichever part writes graph.nt
     writer = None
+    counts: dict = {}  # papers and digested units, for the report
     try:
         sinks = {f: Sink(tmp / RDF_FORMATS[f]) for f in formats}
         sinks["json"] = Sink(tmp / "graph.json")
-        blocks = Blocks(digests, sinks, old, outdir if old else None)
-        delta = old is not None and blocks.share_reusable() >= DELTA_MIN_SHARE
         nt_path = tmp / RDF_FORMATS["nt"]
-        if not delta:
-            # Oxigraph loads in Rust without the GIL: the store is built on a second core
-            # from the N-Triples file as it is written, then while the JSON and HTML are.
-            store["loader"] = StoreLoader(tmp / STORE_DIR, nt_path)
-            sinks["nt"].on_flush = store["loader"].grow
 
-        def write_blocks() -> tuple[int, float, float]:
+        def write_blocks(blocks: Blocks, delta: bool) -> tuple[int, float, float]:
             """graph.nt / .ttl / .jsonld (and context.jsonld), then graph.json; in a full build
             the store loader follows graph.nt. Returns the triples and the seconds of each part."""
             t = time.perf_counter()
@@ -166,57 +158,101 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             sinks["json"].close()
             return n, rdf_seconds, time.perf_counter() - t - rdf_seconds
 
-        def delta_blocks() -> dict:
-            """In a forked child (incremental build): the blocks, mostly copied from the last
-            build's files; returns what the parent needs of ``blocks``, and the times."""
-            n, rdf_seconds, json_seconds = write_blocks()
-            return {"triples": n, "units": blocks.units, "firsts": blocks.firsts, "reused": blocks.reused,
-                    "reused_papers": blocks.reused_papers, "ranges": blocks.changed_ranges(),
-                    "rdf": rdf_seconds, "graph.json": json_seconds}
+        def write_jsonl() -> float:
+            t = time.perf_counter()
+            with open(tmp / "extractions.jsonl", "w", encoding="utf-8", newline="\n") as fh:
+                write_extractions(fh, extractions)
+            if records:
+                with open(tmp / "records.jsonl", "w", encoding="utf-8", newline="\n") as fh:
+                    fh.write(records_to_jsonl(records))
+            return time.perf_counter() - t
 
-        def delta_done() -> int:
-            """Take the child's result (waiting for it if need be); start the store update."""
-            if store.get("loader") is None:
-                res = writer.result()
-                for sink in sinks.values():
-                    sink.abort()  # this process's copies of the files the child wrote
-                blocks.units, blocks.firsts = res["units"], res["firsts"]
-                blocks.reused, blocks.reused_papers = res["reused"], res["reused_papers"]
-                timings["rdf"], timings["graph.json"] = res["rdf"], res["graph.json"]
-                removed, added = res["ranges"]
-                store["loader"] = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"],
-                                               removed, nt_path, added)
-                store["triples"] = res["triples"]
-            return store["triples"]
+        def full(digests: dict[str, str]) -> None:
+            """Write every block here (copying those that can be), the store loaded in full
+            from graph.nt as it is written (Oxigraph loads in Rust, without the GIL, on a
+            second core while the JSON and HTML are written)."""
+            nonlocal blocks
+            blocks = Blocks(digests, sinks, old, outdir if old else None)
+            counts.update(papers=sum(1 for u in digests if u.startswith("paper/")), units=len(digests))
+            store["loader"] = StoreLoader(tmp / STORE_DIR, nt_path)
+            sinks["nt"].on_flush = store["loader"].grow
+            store["triples"], timings["rdf"], timings["graph.json"] = write_blocks(blocks, False)
 
-        if delta:
+        def delta_child(send) -> dict:
+            """In a forked child, when the last build's state is usable: digest the units and,
+            if most are unchanged, write the blocks (mostly copied from the last build's files),
+            send what the parent needs of them (the store update starts on it), then write the
+            JSON Lines files. Else send the digests back for a full write."""
+            t = time.perf_counter()
+            digests = unit_digests(G)
+            blocks = Blocks(digests, sinks, old, outdir)
+            digest_seconds = time.perf_counter() - t
+            if blocks.share_reusable() < DELTA_MIN_SHARE:
+                blocks.close()
+                return {"delta": False, "digests": digests, "digest": digest_seconds}
+            n, rdf_seconds, json_seconds = write_blocks(blocks, True)
+            blocks.close()
+            send({"delta": True, "triples": n, "units": blocks.units, "firsts": blocks.firsts,
+                  "reused": blocks.reused, "reused_papers": blocks.reused_papers, "ranges": blocks.changed_ranges(),
+                  "papers": sum(1 for u in digests if u.startswith("paper/")), "digested": len(digests),
+                  "digest": digest_seconds, "rdf": rdf_seconds, "graph.json": json_seconds})
+            return {"jsonl": write_jsonl()}
+
+        def take(message: dict) -> None:
+            """A message of the child: its blocks are written (start the store update), or
+            most units changed (write everything here), or its JSON Lines files are."""
+            nonlocal blocks
+            if "jsonl" in message:
+                timings["jsonl"] = message["jsonl"]
+                return
+            timings["digest"] = message["digest"]
+            if not message["delta"]:
+                full(message["digests"])
+                return
+            for sink in sinks.values():
+                sink.abort()  # this process's copies of the files the child wrote
+            blocks = Blocks({}, sinks)
+            blocks.units, blocks.firsts = message["units"], message["firsts"]
+            blocks.reused, blocks.reused_papers = message["reused"], message["reused_papers"]
+            counts.update(papers=message["papers"], units=message["digested"])
+            timings["rdf"], timings["graph.json"] = message["rdf"], message["graph.json"]
+            removed, added = message["ranges"]
+            store["loader"] = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"],
+                                           removed, nt_path, added)
+            store["triples"] = message["triples"]
+
+        if old is not None:
             # Most of an incremental build's block writing is the kernel copying old blocks,
             # but the Python between the copies, in a thread, fought the views for the GIL
             # (100k: 13 s alone, 35 s next to them). A forked child has a GIL of its own and
-            # touches few of the graph's pages (ids, digests, the changed units).
-            writer = _Forked(delta_blocks)
+            # touches few of the graph's pages (ids, digests, the changed units); it also
+            # takes the digests and the JSON Lines off this process, which draws the views.
+            writer = _Forked(delta_child)
         else:
-            n_triples, timings["rdf"], timings["graph.json"] = write_blocks()
+            digests = unit_digests(G)
+            lap("digest")
+            full(digests)
         lap("blocks")
-        with open(tmp / "extractions.jsonl", "w", encoding="utf-8", newline="\n") as fh:
-            write_extractions(fh, extractions)
-        if records:
-            with open(tmp / "records.jsonl", "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(records_to_jsonl(records))
-        lap("jsonl")
+        if writer is None:
+            timings["jsonl"] = write_jsonl()
+            lap("jsonl")
         views, cards = [], {}
         for view, (name, what) in VIEWS.items():
-            if writer is not None and writer.ready():
-                delta_done()  # the store update runs in a thread while the other views are drawn
+            while writer is not None and writer.ready():
+                take(writer.next())  # the store update runs in a thread while the other views are drawn
             fname = VIEW_FILES[view]
             net = build_view(G, view=view, cards=cards)
             (tmp / fname).write_text(render_html(net), encoding="utf-8")
             views.append((fname, name, what, len(net.nodes), net.kg_note))
         lap("html")
         if writer is not None:
-            n_triples = delta_done()
+            while not writer.done:
+                take(writer.next())
             writer = None
+            if "jsonl" not in timings:  # the child found most units changed: it wrote nothing
+                timings["jsonl"] = write_jsonl()
             lap("blocks-wait")
+        n_triples = store["triples"]
         stats = graph_stats(G, n_records)
         stats["triples"] = n_triples
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -231,12 +267,12 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         lap("store-wait")
         blocks.close()
         if report is not None:
-            papers = sum(1 for u in digests if u.startswith("paper/"))
+            papers = counts["papers"]
             copied = (f"{blocks.reused_papers:,} of {papers:,} papers and {blocks.reused - blocks.reused_papers:,} "
-                      f"of {len(digests) - papers:,} entities copied from the last build")
+                      f"of {counts['units'] - papers:,} entities copied from the last build")
             if old is None:
                 report(f"reuse    none ({why})")
-            elif not delta:  # blocks may still have been copied; the store was loaded in full
+            elif isinstance(loader, StoreLoader):  # blocks may still have been copied; the store was loaded in full
                 report(f"reuse    {copied}; store loaded in full (fewer than half of them unchanged)")
             else:
                 phases = ", ".join(f"{k} {v:.2f}s" for k, v in loader.phases.items())
@@ -258,91 +294,114 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 
 
 class _Forked:
-    """``fn()`` in a forked child process; :meth:`result` waits and returns its (pickled)
-    value or raises its error. The child shares the parent's memory copy-on-write and
-    leaves with ``os._exit`` (no atexit handlers, no flushing of the parent's buffers).
-    Where there is no ``os.fork`` (Windows), ``fn()`` runs here, at once."""
+    """``fn(send)`` in a forked child process. The parent takes, in order, each value the
+    child passed to ``send`` and then its return value, with :meth:`next` (which raises
+    the child's error in their place); :attr:`done` is true once the last was taken.
+    A thread of the parent reads the pipe as the child writes, so the child never
+    waits for the parent. The child shares the parent's memory copy-on-write and leaves
+    with ``os._exit`` (no atexit handlers, no flushing of the parent's buffers). Where
+    there is no ``os.fork`` (Windows), ``fn`` runs here, at once."""
 
     def __init__(self, fn):
         import pickle
+        import queue
+        import threading
 
-        self._here = None
+        self.done = False
+        self.pid = None
+        self._fd = -1
+        self._messages: queue.Queue = queue.Queue()
         if not hasattr(os, "fork"):
-            self.pid, self._fd = None, -1
             try:
-                self._here = ("ok", fn())
-            except BaseException as exc:  # raised by result(), as a child's would be
-                self._here = ("error", exc)
+                value = fn(lambda message: self._messages.put(("message", message)))
+                self._messages.put(("ok", value))
+            except BaseException as exc:  # raised by next(), as a child's would be
+                self._messages.put(("error", exc))
             return
         read, write = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the child
             try:
                 os.close(read)
+
+                def put(kind, value) -> None:
+                    try:
+                        data = pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL)
+                    except Exception as exc:  # an error that does not pickle
+                        data = pickle.dumps(("error", RuntimeError(f"{value!r} ({exc})")))
+                    view = memoryview(len(data).to_bytes(8, "little") + data)
+                    while view:
+                        view = view[os.write(write, view):]
+
                 try:
-                    out = ("ok", fn())
+                    value = fn(lambda message: put("message", message))
+                    put("ok", value)
                 except BaseException as exc:  # sent to the parent, raised there
-                    out = ("error", exc)
-                try:
-                    data = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
-                except Exception as exc:  # an error that does not pickle
-                    data = pickle.dumps(("error", RuntimeError(f"{out[1]!r} ({exc})")))
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(write, view):]
+                    put("error", exc)
             finally:
                 os._exit(0)
         os.close(write)
         self._fd = read
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
-    def ready(self) -> bool:
-        """True once the child has begun sending its result (it is done working)."""
-        import select
+    def _read(self) -> None:
+        """Thread: each message of the child, as bytes, into the queue; then reap the child."""
 
-        if self._here is not None:
-            return True
-        return self._fd >= 0 and bool(select.select([self._fd], [], [], 0)[0])
+        def exactly(n: int) -> bytes:
+            chunks = []
+            while n:
+                chunk = os.read(self._fd, min(n, 1 << 20))
+                if not chunk:
+                    raise EOFError
+                chunks.append(chunk)
+                n -= len(chunk)
+            return b"".join(chunks)
 
-    def result(self):
-        import pickle
-
-        if self._here is not None:
-            kind, value = self._here
-            if kind == "error":
-                raise value
-            return value
-
-        chunks = []
-        while True:
-            chunk = os.read(self._fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        try:
+            while True:
+                self._messages.put(("bytes", exactly(int.from_bytes(exactly(8), "little"))))
+        except (EOFError, OSError):
+            pass
         os.close(self._fd)
-        self._fd = -1
         _, status = os.waitpid(self.pid, 0)
         self.pid = None
-        if not chunks:
-            raise RuntimeError(f"the block writer process ended without a result (status {status})")
-        kind, value = pickle.loads(b"".join(chunks))
+        # read only if the child ended before its result (killed, or out of memory)
+        self._messages.put(("error", RuntimeError(f"the block writer process ended without a result "
+                                                  f"(status {status})")))
+
+    def ready(self) -> bool:
+        """True if :meth:`next` has a value to give without waiting."""
+        return not self.done and not self._messages.empty()
+
+    def next(self):
+        import pickle
+
+        if self.done:
+            raise RuntimeError("no more messages from the child process")
+        kind, value = self._messages.get()
+        if kind == "bytes":
+            kind, value = pickle.loads(value)
+        if kind == "message":
+            return value
+        self.done = True
         if kind == "error":
             raise value
         return value
 
     def kill(self) -> None:
-        """Stop the child (on an error of the parent) and reap it."""
+        """Stop the child (on an error of the parent) and wait until it is reaped."""
         import signal
 
+        pid = self.pid
+        if pid is not None and not self.done:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.done = True
         if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-        if self.pid is None:  # reaped already
-            return
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        os.waitpid(self.pid, 0)
+            self._reader.join()
 
 
 def recover(outdir: Path) -> None:

@@ -163,6 +163,33 @@ def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkey
     assert not list(tmp_path.glob(".out.tmp-*"))
 
 
+def test_the_child_process_sends_its_messages_without_waiting_for_the_parent(tmp_path):
+    """The block writer's child sends the store ranges (large at 100k papers), then goes on
+    to the JSON Lines: a parent busy drawing views must not hold it at a full pipe."""
+    import time
+
+    from kg.outputs import _Forked
+
+    after = tmp_path / "after"
+
+    def child(send):
+        send(b"x" * (8 << 20))  # far more than a pipe holds
+        after.write_text("sent")
+        send(2)
+        raise ValueError("then an error")
+
+    writer = _Forked(child)
+    deadline = time.monotonic() + 30
+    while not after.exists() and time.monotonic() < deadline:  # the parent reads nothing meanwhile
+        time.sleep(0.01)
+    assert after.exists()
+    assert writer.next() == b"x" * (8 << 20) and not writer.done
+    assert writer.next() == 2
+    with pytest.raises(ValueError, match="then an error"):
+        writer.next()
+    assert writer.done
+
+
 def test_without_fork_the_blocks_are_written_in_the_build_process(tmp_path, monkeypatch):
     records = corpus(40, 13)
     build(records[:30], tmp_path / "inc")
