@@ -16,10 +16,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 
 from ._gc import without_gc
 from ._unionfind import UnionFind
-from .model import DocEntity, Entity, Extraction, Mention, Paper, Record, Relation
+from .model import Entity, Extraction, Mention, Paper, Record, Relation
 from .text import compact_key, iri_slug, norm_key, normalize_github, text_hash
 
 ROLE_PREDICATE = {"proposed": "proposes", "used": "usesMethod"}
@@ -53,6 +54,22 @@ def paper_label(title: str | None, abstract: str, proposed: list[str]) -> str:
     return f"{proposed[0]}: {head}" if proposed else head
 
 
+#: A mention's fields, position first: its place among a relation's evidence (a total order).
+_MENTION_ORDER = attrgetter("start", "end", "type", "text", "role", "source", "sentence", "score")
+
+
+def _evidence(mentions: list[Mention]) -> tuple[Mention, ...]:
+    """The distinct mentions, by position (then by their other fields: ties are rare, but
+    their order must not depend on hashing).
+
+    >>> a, b = Mention("GAN", "Method", 9, 12), Mention("CNN", "Method", 0, 3)
+    >>> [m.start for m in _evidence([a, b, a])]
+    [0, 9]
+    """
+    by_fields = {_MENTION_ORDER(m): m for m in mentions}
+    return tuple(by_fields[k] for k in sorted(by_fields))
+
+
 def venue_id(name: str) -> str:
     return "venue/" + iri_slug(norm_key(name))
 
@@ -76,18 +93,19 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
     # ---- entities: union-find over (type, key)
     uf = UnionFind()
     acronym_links: dict[tuple, set] = defaultdict(set)
-    doc_entities: list[tuple[str, DocEntity]] = []
     anchor_of: dict[int, tuple] = {}  # id(DocEntity) -> its anchor key (the entities live as long as paper_ex)
     key = lru_cache(maxsize=None)(compact_key)  # the same forms recur across papers
     seen: dict[tuple, tuple] = {}  # (type, name, aliases) -> anchor: the same unions again change nothing
+    uses: dict[tuple, int] = {}  # (type, name, aliases) -> how many of the papers' entities are spelled so
     for pid, ex in paper_ex.items():
         for ent in ex.entities:
-            doc_entities.append((pid, ent))
             sig = (ent.type, ent.name, ent.aliases)
             anchor = seen.get(sig)
             if anchor is not None:
                 anchor_of[id(ent)] = anchor
+                uses[sig] += 1
                 continue
+            uses[sig] = 1
             forms = [ent.name, *ent.aliases]
             longs = [f for f in forms if not _is_acronym(f)]
             shorts = [f for f in forms if _is_acronym(f)]
@@ -105,19 +123,23 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
         roots = {uf.find(a) for a in anchors}
         if len(roots) == 1:
             uf.union(short, next(iter(roots)))
-    roots = {anchor: uf.find(anchor) for anchor in set(anchor_of.values())}
-    root_by_id = {i: roots[anchor] for i, anchor in anchor_of.items()}  # id(DocEntity) -> its cluster
+    roots = {anchor: uf.find(anchor) for anchor in set(seen.values())}
 
-    members: dict[tuple, list[tuple[str, DocEntity]]] = defaultdict(list)
-    for pid, ent in doc_entities:
-        members[root_by_id[id(ent)]].append((pid, ent))
+    # each cluster's spellings, counted once a paper's entity (clusters in order of first use)
+    spellings: dict[tuple, list[tuple[tuple, int]]] = defaultdict(list)
+    for sig, n in uses.items():
+        spellings[roots[seen[sig]]].append((sig, n))
 
     entities: dict[tuple, Entity] = {}
-    for root, items in members.items():
+    for root, sigs in spellings.items():
         type_ = root[0]
-        names = Counter(e.name for _, e in items)
+        names: Counter = Counter()
+        named_by: Counter = Counter()  # form -> the papers' entities naming it
+        for (_, e_name, e_aliases), n in sigs:
+            names[e_name] += n
+            for f in {e_name, *e_aliases}:
+                named_by[f] += n
         name = sorted(names.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0]
-        named_by = Counter(f for _, e in items for f in {e.name, *e.aliases})  # form -> items naming it
         forms = []
         seen = {name.lower()}
         for f in sorted(named_by):
@@ -142,19 +164,20 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
     rels: dict[str, dict[tuple[str, str], list[Mention]]] = {}
     paper_objs: list[Paper] = []
     venues: dict[str, Entity] = {}
+    venue_ids: dict[str, str] = {}  # a venue's name -> its id (a few venues, 100k papers)
     for pid, recs in groups.items():
         ex = paper_ex.get(pid)
         mine = rels.setdefault(pid, {})
-        proposed_here = {root_by_id[id(e)] for e in (ex.entities if ex else ()) if e.role == "proposed"}
+        proposed_here = {roots[anchor_of[id(e)]] for e in (ex.entities if ex else ()) if e.role == "proposed"}
         for ent in ex.entities if ex else ():
-            root = root_by_id[id(ent)]
+            root = roots[anchor_of[id(ent)]]
             obj = entities[root].id
             if ent.type == "Method":
                 pred = "proposes" if root in proposed_here else "usesMethod"
             else:
                 pred = TYPE_PREDICATE[ent.type]
             mine.setdefault((pred, obj), []).extend(ent.mentions)
-        gh_mentions = [m for m in (ex.mentions if ex else ()) if m.type == "CodeRepository"]
+        gh_mentions = [m for m in ex.mentions if m.type == "CodeRepository"] if ex and ex.github else []
         for url in ex.github if ex else ():
             rid = repo(url)
             ms = [m for m in gh_mentions if normalize_github(m.text) == url]
@@ -167,7 +190,7 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
         venue = next((r.venue for r in recs if r.venue), None)
         year = next((r.year for r in recs if r.year), None)
         if venue:
-            vid = venue_id(venue)
+            vid = venue_ids.get(venue) or venue_ids.setdefault(venue, venue_id(venue))
             venues.setdefault(vid, Entity(id=vid, type="Venue", name=venue))
             mine.setdefault(("publishedIn", vid), [])
         title = next((r.title for r in recs if r.title), None)
@@ -192,8 +215,7 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
                 derived[(m, "evaluatedOn", d)].add(pid)
 
     # sorted by (subject, predicate, object): papers in order, each one's few relations sorted
-    relations = [Relation(pid, p, o, mentions=tuple(ms) if len(ms) < 2 else
-                          tuple(sorted(set(ms), key=lambda m: (m.start, m.end, m.type))))
+    relations = [Relation(pid, p, o, mentions=tuple(ms) if len(ms) < 2 else _evidence(ms))
                  for pid in sorted(rels) for (p, o), ms in sorted(rels[pid].items())]
     relations += [Relation(s, p, o, derived_from=tuple(sorted(src))) for (s, p, o), src in sorted(derived.items())]
     all_entities = sorted(list(entities.values()) + list(repos.values()), key=lambda e: e.id)

@@ -16,6 +16,7 @@ import os
 import sqlite3
 import time
 from functools import lru_cache
+from itertools import starmap
 from pathlib import Path
 
 from ..model import DocEntity, Extraction, Mention
@@ -69,11 +70,15 @@ def encode(ex: Extraction, sents: list) -> str:
 def decode(value: str) -> tuple[Extraction, list]:
     """What :func:`encode` wrote."""
     doc, entities, github, mentions, sents = json.loads(value)
-    ms = tuple(Mention(*m) for m in mentions)
-    ents = tuple(DocEntity(t, name, tuple(aliases), role,
-                           tuple(ms[i] if isinstance(i, int) else Mention(*i) for i in refs))
-                 for t, name, aliases, role, refs in entities)
-    return Extraction(doc, ents, tuple(github), ms), [tuple(s) for s in sents]
+    ms = tuple(starmap(Mention, mentions))
+    ents = []
+    for t, name, aliases, role, refs in entities:
+        try:
+            own = tuple(map(ms.__getitem__, refs))  # indices into ms, as encode writes them
+        except TypeError:  # a mention of the entity's own, written out
+            own = tuple(ms[i] if isinstance(i, int) else Mention(*i) for i in refs)
+        ents.append(DocEntity(t, name, tuple(aliases), role, own))
+    return Extraction(doc, tuple(ents), tuple(github), ms), list(map(tuple, sents))
 
 
 def encode_added(final: Extraction, first: Extraction) -> str | None:
@@ -138,12 +143,16 @@ class ExtractionCache:
         self.hits = self.misses = 0
 
     def get_many(self, keys: list[str]) -> dict[str, tuple[Extraction, list]]:
+        return {k: decode(v) for k, v in self.get_encoded(keys).items()}
+
+    def get_encoded(self, keys: list[str]) -> dict[str, str]:
+        """The stored results of ``keys`` as stored (:func:`decode` them): a build reads
+        them first, then decodes them while workers extract the texts not found."""
         out = {}
         for i in range(0, len(keys), 500):
             chunk = keys[i:i + 500]
             q = f"SELECT key, value FROM extraction WHERE key IN ({','.join('?' * len(chunk))})"
-            for k, v in self.db.execute(q, chunk):
-                out[k] = decode(v)
+            out.update(self.db.execute(q, chunk))
         self.hits += len(out)
         self.misses += len(keys) - len(out)
         return out
