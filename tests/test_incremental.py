@@ -190,6 +190,28 @@ def test_the_child_process_sends_its_messages_without_waiting_for_the_parent(tmp
     assert writer.done
 
 
+def test_views_are_shared_between_the_build_and_its_child_each_drawn_once():
+    """Whichever process is free takes the next view: every item is taken exactly once."""
+    from kg.outputs import _Forked, _Shared
+
+    shared = _Shared(range(200))
+
+    def child(send):
+        mine = []
+        while (item := shared.take()) is not None:
+            mine.append(item)
+        return mine
+
+    writer = _Forked(child)
+    mine = []
+    while (item := shared.take()) is not None:
+        mine.append(item)
+    theirs = writer.next()
+    shared.close()
+    assert sorted(mine + theirs) == list(range(200))
+    assert mine == sorted(mine) and theirs == sorted(theirs)  # each takes them in order
+
+
 def test_without_fork_the_blocks_are_written_in_the_build_process(tmp_path, monkeypatch):
     records = corpus(40, 13)
     build(records[:30], tmp_path / "inc")
