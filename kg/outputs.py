@@ -239,9 +239,9 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         if old is not None:
             # Most of an incremental build's block writing is the kernel copying old blocks,
             # but the Python between the copies, in a thread, fought the views for the GIL
-            # (100k: 13 s alone, 35 s next to them). A forked child has a GIL of its own and
-            # touches few of the graph's pages (ids, digests, the changed units); it also
-            # takes the digests and the JSON Lines off this process, which draws the views.
+            # (100k: 13 s alone, 35 s next to them). A forked child has a GIL of its own; it
+            # also digests the units (its pages are copied as it reads them: memory shared
+            # only in part), then takes jobs as this process does.
             writer = _Forked(delta_child)
         else:
             digests = unit_digests(G)
@@ -344,7 +344,7 @@ class _Shared:
             return self.items[self._left.pop(0)] if self._left else None
         try:
             got = os.read(self._fds[0], 1)
-        except (BlockingIOError, OSError):
+        except BlockingIOError:  # the pipe is empty: every item is taken
             return None
         return self.items[got[0]] if got else None
 
