@@ -6,6 +6,7 @@ rdflib terms; everything that flows between stages is one of these records.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 #: Entity types the extractor finds, in the order they appear in outputs.
 ENTITY_TYPES = ("Method", "Task", "Dataset", "CodeRepository")
@@ -61,6 +62,11 @@ class Mention:
         """
         return {"text": self.text, "type": self.type, "start": self.start, "end": self.end, "role": self.role,
                 "source": self.source, "sentence": self.sentence, "score": self.score}
+
+
+#: A mention's fields in declaration order, as a tuple (read in C): what the extraction cache
+#: stores of a mention and what an output unit's digest is taken of.
+mention_fields = attrgetter("text", "type", "start", "end", "role", "source", "sentence", "score")
 
 
 @dataclass(frozen=True, slots=True)

@@ -161,7 +161,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         def run_job(job: str, cards: dict) -> tuple[str, dict]:
             """One of the :data:`JOBS`: ("html", the view's row of the index page) or ("jsonl", {})."""
             if job in VIEWS:
-                return "html", draw_views(G, tmp, [job], cards)
+                return "html", {job: draw_view(G, tmp, job, cards)}
             if job == "extractions.jsonl":
                 with open(tmp / job, "w", encoding="utf-8", newline="\n") as fh:
                     write_extractions(fh, extractions)
@@ -311,16 +311,12 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 JOBS = ("method-task", "overview", "paper", "dataset", "extractions.jsonl", "records.jsonl")
 
 
-def draw_views(G: nx.MultiDiGraph, folder: Path, views, cards: dict | None = None) -> dict[str, tuple]:
-    """Write the pages of ``views`` into ``folder``; returns, for each, its row of the index
-    page: (file, name, description, nodes shown, note). ``cards`` caches node cards."""
-    cards = {} if cards is None else cards
-    out = {}
-    for view in views:
-        net = build_view(G, view=view, cards=cards)
-        (folder / VIEW_FILES[view]).write_text(render_html(net), encoding="utf-8")
-        out[view] = (VIEW_FILES[view], *VIEWS[view], len(net.nodes), net.kg_note)
-    return out
+def draw_view(G: nx.MultiDiGraph, folder: Path, view: str, cards: dict) -> tuple:
+    """Write the page of ``view`` into ``folder``; returns its row of the index page:
+    (file, name, description, nodes shown, note). ``cards`` caches node cards."""
+    net = build_view(G, view=view, cards=cards)
+    (folder / VIEW_FILES[view]).write_text(render_html(net), encoding="utf-8")
+    return (VIEW_FILES[view], *VIEWS[view], len(net.nodes), net.kg_note)
 
 
 class _Shared:

@@ -70,6 +70,7 @@ def _evidence(mentions: list[Mention]) -> tuple[Mention, ...]:
     return tuple(by_fields[k] for k in sorted(by_fields))
 
 
+@lru_cache(maxsize=1024)  # a few venues, named by 100k papers
 def venue_id(name: str) -> str:
     return "venue/" + iri_slug(norm_key(name))
 
@@ -164,7 +165,6 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
     rels: dict[str, dict[tuple[str, str], list[Mention]]] = {}
     paper_objs: list[Paper] = []
     venues: dict[str, Entity] = {}
-    venue_ids: dict[str, str] = {}  # a venue's name -> its id (a few venues, 100k papers)
     for pid, recs in groups.items():
         ex = paper_ex.get(pid)
         mine = rels.setdefault(pid, {})
@@ -190,7 +190,7 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
         venue = next((r.venue for r in recs if r.venue), None)
         year = next((r.year for r in recs if r.year), None)
         if venue:
-            vid = venue_ids.get(venue) or venue_ids.setdefault(venue, venue_id(venue))
+            vid = venue_id(venue)
             venues.setdefault(vid, Entity(id=vid, type="Venue", name=venue))
             mine.setdefault(("publishedIn", vid), [])
         title = next((r.title for r in recs if r.title), None)

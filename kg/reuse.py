@@ -28,11 +28,11 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
-import operator
 import os
 from pathlib import Path
 
 from .extract import PIPELINE_VERSION
+from .model import mention_fields
 
 STATE_FILE = "build-state.json"
 STATE_FORMAT = 1
@@ -62,10 +62,6 @@ def _digest_bytes(data: bytes) -> str:
 
 #: Node types whose blocks depend only on the node, its out-links and (entities) its number of papers.
 DIGESTED = ("Paper", "Method", "Task", "Dataset", "CodeRepository")
-
-
-#: A mention's fields as a tuple (marshal cannot write the dataclass), read in C.
-_MENTION_FIELDS = operator.attrgetter("text", "type", "start", "end", "role", "source", "sentence", "score")
 
 
 def unit_digests(G) -> dict[str, str]:
@@ -104,7 +100,8 @@ def unit_digests(G) -> dict[str, str]:
             for k, ed in keys.items():
                 payload += (v, k)
                 for name, value in ed.items():
-                    payload += (name, list(map(_MENTION_FIELDS, value)) if name == "mentions" else value)
+                    # a mention as a tuple of its fields: marshal cannot write the dataclass
+                    payload += (name, list(map(mention_fields, value)) if name == "mentions" else value)
         try:
             # marshal format 2: no back-references and no mark for interned strings, so the
             # bytes depend on the values only (and their order, fixed by build_graph)

@@ -19,7 +19,7 @@ from functools import lru_cache
 from itertools import starmap
 from pathlib import Path
 
-from ..model import DocEntity, Extraction, Mention
+from ..model import DocEntity, Extraction, Mention, mention_fields
 from .pipeline import PIPELINE_VERSION
 
 
@@ -44,10 +44,6 @@ def text_key(text: str, title_len: int) -> str:
     return hashlib.sha256(f"{fingerprint()}\x00{title_len}\x00{text}".encode("utf-8")).hexdigest()
 
 
-def _mention_row(m: Mention) -> list:
-    return [m.text, m.type, m.start, m.end, m.role, m.source, m.sentence, m.score]
-
-
 def encode(ex: Extraction, sents: list) -> str:
     """A first-pass result as compact JSON: arrays, not objects, and an entity's
     mentions as indices into the extraction's mentions (decoding builds each once).
@@ -61,9 +57,9 @@ def encode(ex: Extraction, sents: list) -> str:
     True
     """
     index = {m: i for i, m in enumerate(ex.mentions)}
-    entities = [[e.type, e.name, list(e.aliases), e.role, [index[m] if m in index else _mention_row(m)
+    entities = [[e.type, e.name, list(e.aliases), e.role, [index[m] if m in index else mention_fields(m)
                                                             for m in e.mentions]] for e in ex.entities]
-    return json.dumps([ex.doc, entities, list(ex.github), [_mention_row(m) for m in ex.mentions], sents],
+    return json.dumps([ex.doc, entities, list(ex.github), [mention_fields(m) for m in ex.mentions], sents],
                       ensure_ascii=False)
 
 
@@ -96,7 +92,7 @@ def encode_added(final: Extraction, first: Extraction) -> str | None:
     added = final.entities[len(first.entities):]
     if not added:
         return None
-    return json.dumps([[e.type, e.name, list(e.aliases), e.role, [_mention_row(m) for m in e.mentions]]
+    return json.dumps([[e.type, e.name, list(e.aliases), e.role, [mention_fields(m) for m in e.mentions]]
                        for e in added], ensure_ascii=False)
 
 
@@ -141,9 +137,6 @@ class ExtractionCache:
         self.db.execute("CREATE TABLE IF NOT EXISTS corpus_pass (key TEXT PRIMARY KEY, lexicon TEXT NOT NULL, value TEXT)")
         self.db.execute("CREATE TABLE IF NOT EXISTS lexicon (id TEXT PRIMARY KEY, forms TEXT NOT NULL, used INTEGER NOT NULL)")
         self.hits = self.misses = 0
-
-    def get_many(self, keys: list[str]) -> dict[str, tuple[Extraction, list]]:
-        return {k: decode(v) for k, v in self.get_encoded(keys).items()}
 
     def get_encoded(self, keys: list[str]) -> dict[str, str]:
         """The stored results of ``keys`` as stored (:func:`decode` them): a build reads
