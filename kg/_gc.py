@@ -6,12 +6,29 @@ every tracked object of the older generations again, so these stages spent
 about half their time in the collector (20k abstracts: resolve 6.0 -> 2.9 s,
 graph 2.7 -> 0.7 s). Reference counting still frees what they drop; the few
 reference cycles (networkx views) wait for the next collection after the pause.
+
+A one-shot process whose stages' results live to its end (``kg build``) can also
+ask, with :func:`freeze_after_pauses`, that what a pause leaves behind be frozen
+(moved where the collector never looks) as the pause ends: else the first
+collection after it walks every object the stage made, as young objects (100k
+abstracts: 3.2 s in three such walks).
 """
 from __future__ import annotations
 
 import contextlib
 import functools
 import gc
+
+
+_FREEZE = False
+
+
+def freeze_after_pauses(on: bool = True) -> None:
+    """From now on, freeze the tracked objects when an outermost :func:`gc_paused`
+    ends (``gc.freeze``): they are never walked by the collector again, nor collected
+    if they become cyclic garbage. For a process that ends when its work is done."""
+    global _FREEZE
+    _FREEZE = on
 
 
 @contextlib.contextmanager
@@ -29,6 +46,8 @@ def gc_paused():
     try:
         yield
     finally:
+        if _FREEZE:
+            gc.freeze()
         gc.enable()
 
 

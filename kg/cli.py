@@ -49,12 +49,26 @@ def _inputs(paths: list[str]):
 
 
 def cmd_build(args) -> int:
+    import gc
+
+    from ._gc import freeze_after_pauses
+
+    # The records, extractions and graph live until the build ends: once made, the collector
+    # need not walk them again (see kg._gc). Undone for callers that go on in this process.
+    freeze_after_pauses()
+    try:
+        return _build(args)
+    finally:
+        freeze_after_pauses(False)
+        gc.unfreeze()
+
+
+def _build(args) -> int:
     from .outputs import rdf_formats, write_outputs
     from .extract import extract_records
     from .graph import build_graph
     from .ingest import read_records
     from .resolve import resolve
-
     t0 = time.perf_counter()
     formats = rdf_formats(args.rdf.split(","))  # a typo fails now, not after extraction
     sources = _inputs(args.inputs)

@@ -68,3 +68,27 @@ def test_outputs_that_cannot_be_written_are_a_clear_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("kg build: error: ") and str(blocker) in err and "Traceback" not in err
     assert blocker.read_text() == "not a folder"
+
+
+def test_build_freezes_what_its_stages_made_and_undoes_it_after(tmp_path):
+    import gc
+
+    from kg import _gc
+
+    with _gc.gc_paused():
+        kept = [[i] for i in range(1000)]
+    assert gc.get_freeze_count() == 0  # the library alone never freezes
+    seen = []
+    _gc.freeze_after_pauses()
+    try:
+        with _gc.gc_paused():
+            kept = [[i] for i in range(1000)]
+        seen.append(gc.get_freeze_count())
+    finally:
+        _gc.freeze_after_pauses(False)
+        gc.unfreeze()
+    assert seen[0] >= len(kept)
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"id": "a", "abstract": "We propose ZetaNet for image classification."}\n')
+    assert main(["build", str(good), "--out", str(tmp_path / "out"), "--no-cache", "-q"]) == 0
+    assert gc.get_freeze_count() == 0 and not _gc._FREEZE  # a caller that goes on gets its collector back
