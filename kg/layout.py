@@ -26,14 +26,34 @@ def layout(G: nx.Graph, iterations: int = 60, seed: int = 7, sample: int = 1000,
     small components and lone nodes stay near the rest instead of drifting off.
     """
     nodes = list(G.nodes)
+    index = {v: i for i, v in enumerate(nodes)}
+    pairs = np.array([(index[u], index[v]) for u, v in G.edges()], dtype=np.int64).reshape(-1, 2)
+    return layout_pairs(nodes, pairs, iterations=iterations, seed=seed, sample=sample, gravity=gravity)
+
+
+def link_pairs(pairs: np.ndarray) -> np.ndarray:
+    """The distinct links of (i, j) index pairs, each as (min, max), sorted, loops left
+    out: what the layout pulls along (the same as ``sorted({(min, max) ...})``).
+
+    >>> link_pairs(np.array([[2, 0], [0, 2], [1, 1], [0, 1]])).tolist()
+    [[0, 1], [0, 2]]
+    """
+    pairs = np.sort(np.asarray(pairs, dtype=np.int64).reshape(-1, 2), axis=1)
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    return np.unique(pairs, axis=0) if len(pairs) else pairs
+
+
+def layout_pairs(nodes: list, pairs: np.ndarray, iterations: int = 60, seed: int = 7, sample: int = 1000,
+                 gravity: float = 2.0) -> dict:
+    """:func:`layout` of the graph of ``nodes`` whose links are ``pairs``, an (m, 2)
+    array of indices into ``nodes`` (either direction, repeats and loops allowed):
+    for callers that have the links as indices already, without a networkx graph."""
     n = len(nodes)
     if n == 0:
         return {}
     if n == 1:
         return {nodes[0]: (0.0, 0.0)}
-    index = {v: i for i, v in enumerate(nodes)}
-    edges = np.array(sorted({(min(index[u], index[v]), max(index[u], index[v]))
-                             for u, v in G.edges() if u != v}), dtype=np.int64).reshape(-1, 2)
+    edges = link_pairs(pairs)
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1.0, 1.0, n).astype(np.float32)
     y = rng.uniform(-1.0, 1.0, n).astype(np.float32)

@@ -16,11 +16,12 @@ from pathlib import Path
 import math
 
 import networkx as nx
+import numpy as np
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pyvis.network import Network
 from pyvis.node import Node
 
-from .layout import layout
+from .layout import layout_pairs
 from .views import VIEWS, best_connected, degrees, ego_graph, induced, member_names, view_graph
 
 #: Colour and shape of each node type (also the legend).
@@ -138,11 +139,11 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     if big:
         # Venues link to every paper: leave them out of the forces, put each at its papers' centre.
         venues = [n for n, d in H.nodes(data=True) if d["type"] == "Venue"]
-        core = nx.Graph()
-        core.add_nodes_from(n for n, d in H.nodes(data=True) if d["type"] != "Venue")
-        inside = core._node
-        core.add_edges_from((u, v) for u, nbrs in H._succ.items() if u in inside for v in nbrs if v in inside)
-        pos = layout(core, iterations=60 if core.number_of_nodes() <= 2000 else 35)
+        core = [n for n, d in H.nodes(data=True) if d["type"] != "Venue"]
+        index = {n: i for i, n in enumerate(core)}
+        pairs = np.fromiter((i for u, nbrs in H._succ.items() if u in index for v in nbrs if v in index
+                             for i in (index[u], index[v])), dtype=np.int64)
+        pos = layout_pairs(core, pairs.reshape(-1, 2), iterations=60 if len(core) <= 2000 else 35)
         for v in venues:
             pts = [pos[u] for u in H.predecessors(v) if u in pos] or [(0.0, 0.0)]
             pos[v] = (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
@@ -166,12 +167,13 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
         net.node_ids.append(n)
         net.node_map[n] = record
     edges = [(u, v, k, d) for u, nbrs in H._succ.items() for v, keys in nbrs.items() for k, d in keys.items()]
-    if len(edges) > edge_budget:
+    n_edges = len(edges)
+    if n_edges > edge_budget:
         # keep the heaviest links, and among equals those of the least connected nodes (they would vanish);
         # the key ends with (u, v, key), a total order: the input order does not matter
         edges = sorted(edges, key=lambda e: (-e[3].get("weight", 1), min(deg[e[0]], deg[e[1]]), e[:3]))
         edges = sorted(edges[:edge_budget], key=lambda e: e[:3])
-        note = (note + " " if note else "") + f"Showing {edge_budget:,} of {H.number_of_edges():,} links."
+        note = (note + " " if note else "") + f"Showing {edge_budget:,} of {n_edges:,} links."
     else:
         edges.sort(key=lambda e: e[:3])
     for u, v, key, d in edges:
