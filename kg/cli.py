@@ -64,7 +64,7 @@ def cmd_build(args) -> int:
 
 
 def _build(args) -> int:
-    from .outputs import rdf_formats, write_outputs
+    from .outputs import Staging, rdf_formats, write_outputs
     from .extract import extract_records
     from .graph import build_graph
     from .ingest import read_records
@@ -94,13 +94,16 @@ def _build(args) -> int:
         cache.close()
     _log(args, f"extract  {sum(len(e.mentions) for e in extractions)} mentions{hits}  {time.perf_counter() - t:.2f}s")
     t = time.perf_counter()
-    G = build_graph(resolve(records, extractions))
-    _log(args, f"resolve  {G.number_of_nodes()} nodes, {G.number_of_edges()} edges  {time.perf_counter() - t:.2f}s")
-    t = time.perf_counter()
-    timings: dict = {}
-    stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records), records=records,
-                          timings=timings, formats=formats, reuse=not args.no_cache,
-                          report=lambda message: _log(args, message))
+    with Staging(args.out) as staging:
+        # the JSON Lines files need no graph: a forked child writes them while this process resolves
+        staging.start(extractions, records)
+        G = build_graph(resolve(records, extractions))
+        _log(args, f"resolve  {G.number_of_nodes()} nodes, {G.number_of_edges()} edges  {time.perf_counter() - t:.2f}s")
+        t = time.perf_counter()
+        timings: dict = {}
+        stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records), records=records,
+                              timings=timings, formats=formats, reuse=not args.no_cache,
+                              report=lambda message: _log(args, message), staging=staging)
     parts = ", ".join(f"{k} {v:.2f}s" for k, v in timings.items())
     _log(args, f"write    {args.out}/ ({stats['triples']} triples; {parts})  {time.perf_counter() - t:.2f}s")
     counts = ", ".join(f"{n} {t}" for t, n in stats["nodes"].items())

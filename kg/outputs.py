@@ -27,7 +27,7 @@ from .reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, read_s
 from .store import STORE_DIR, StoreLoader, StoreUpdater
 from .graphio import records_to_jsonl, write_graph_json
 from .views import VIEWS
-from .viz import build_view, render_html
+from .viz import CardCache, build_view, render_html
 
 #: The file of each view in an output folder.
 VIEW_FILES = {"overview": "graph.html", "method-task": "methods-tasks.html", "dataset": "datasets.html",
@@ -53,8 +53,11 @@ def atomic_write(path: str | Path, text: str) -> None:
 
 def graph_stats(G: nx.MultiDiGraph, n_records: int | None = None) -> dict:
     """Counts of nodes by type and edges by relation (plain data)."""
-    nodes = Counter(d["type"] for _, d in G.nodes(data=True))
-    edges = Counter(k for _, _, k in G.edges(keys=True))
+    nodes = Counter(d["type"] for d in G._node.values())
+    edges: Counter = Counter()
+    for nbrs in G._succ.values():  # networkx's adjacency: node -> neighbour -> key -> data
+        for keys in nbrs.values():
+            edges.update(keys.keys())  # a mapping would be read as counts
     out = {"pipeline_version": PIPELINE_VERSION, "nodes": dict(sorted(nodes.items())),
            "edges": dict(sorted(edges.items())), "node_count": G.number_of_nodes(), "edge_count": G.number_of_edges()}
     if n_records is not None:
@@ -100,7 +103,7 @@ def rdf_formats(formats) -> list[str]:
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
                   base: str = DEFAULT_BASE, n_records: int | None = None, records=None,
                   timings: dict | None = None, formats=tuple(RDF_FORMATS), reuse: bool = True,
-                  report=None) -> dict:
+                  report=None, staging: "Staging | None" = None) -> dict:
     """Write every output of a build into ``outdir`` (replaced atomically). Returns the stats;
     ``timings``, if given, receives the seconds each part took. ``formats`` are the RDF
     serializations to write (``ttl``, ``nt``, ``jsonld``); N-Triples are always written.
@@ -108,7 +111,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     With ``reuse``, the blocks of papers and entities unchanged since the build already
     in ``outdir`` are copied from its files and its store is updated, not rebuilt
     (see :mod:`kg.reuse`; same bytes as without). ``report(message)`` hears how
-    much was reused, or why nothing was."""
+    much was reused, or why nothing was. ``staging``, if given, is the :class:`Staging`
+    folder of this build, made (and its JSON Lines files started) before the graph."""
     formats = rdf_formats(formats)
 
     timings = timings if timings is not None else {}
@@ -120,54 +124,50 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         clock[0] = now
 
     outdir = Path(outdir).resolve()
-    outdir.parent.mkdir(parents=True, exist_ok=True)
-    recover(outdir)
+    if staging is None:
+        staging = Staging(outdir)
+    elif staging.outdir != outdir:
+        raise ValueError(f"the staging folder {staging.tmp} is not that of {outdir}")
+    tmp = staging.tmp
     old, why = None, "a full build was asked for"
-    if reuse:
-        old, why = read_state(outdir, base, [*formats, "json.nodes", "json.links"])
-        if old is not None and not (outdir / STORE_DIR).is_dir():
-            old, why = None, "the previous build has no store"
-    tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp-", dir=outdir.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o777 & ~umask)
     blocks = None
     sinks: dict[str, Sink] = {}
     store: dict = {}  # the store's builder ("loader"), made by whichever part writes graph.nt
     writer = queue = None
     counts: dict = {}  # papers and digested units, for the report
     try:
+        if reuse:
+            old, why = read_state(outdir, base, [*formats, "json.nodes", "json.links"])
+            if old is not None and not (outdir / STORE_DIR).is_dir():
+                old, why = None, "the previous build has no store"
         sinks = {f: Sink(tmp / RDF_FORMATS[f]) for f in formats}
         sinks["json"] = Sink(tmp / "graph.json")
         nt_path = tmp / RDF_FORMATS["nt"]
 
-        def write_blocks(blocks: Blocks, delta: bool) -> tuple[int, float, float]:
-            """graph.nt / .ttl / .jsonld (and context.jsonld), then graph.json; in a full build
-            the store loader follows graph.nt. Returns the triples and the seconds of each part."""
-            t = time.perf_counter()
+        def write_rdf_files(blocks: Blocks) -> int:
+            """graph.nt / .ttl / .jsonld (and context.jsonld); returns the triples."""
             n = write_rdf(G, {f: sinks[f] for f in formats}, base, reuse=blocks)
             for f in formats:
                 sinks[f].close()
-            if not delta:
-                store["loader"].grow(nt_path.stat().st_size, done=True)
             if "jsonld" in formats:
                 (tmp / "context.jsonld").write_text(
                     json.dumps({"@context": jsonld_context(base)}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-            rdf_seconds = time.perf_counter() - t
+            return n
+
+        def write_json_file(blocks: Blocks) -> None:
             write_graph_json(G, sinks["json"], reuse=blocks)
             sinks["json"].close()
-            return n, rdf_seconds, time.perf_counter() - t - rdf_seconds
+
+        def write_build_state(blocks: Blocks) -> None:
+            """The state the next build reuses blocks from, with checks of the files it describes."""
+            names = sorted({RDF_FORMATS[f] for f in formats} | {"graph.json"})
+            write_state(tmp / STATE_FILE, blocks.state(base, {name: file_check(tmp / name) for name in names}))
 
         def run_job(job: str, cards: dict) -> tuple[str, dict]:
             """One of the :data:`JOBS`: ("html", the view's row of the index page) or ("jsonl", {})."""
             if job in VIEWS:
                 return "html", {job: draw_view(G, tmp, job, cards)}
-            if job == "extractions.jsonl":
-                with open(tmp / job, "w", encoding="utf-8", newline="\n") as fh:
-                    write_extractions(fh, extractions)
-            elif records:
-                with open(tmp / job, "w", encoding="utf-8", newline="\n") as fh:
-                    fh.write(records_to_jsonl(records))
+            write_jsonl(tmp, job, extractions, records)
             return "jsonl", {}
 
         def full(digests: dict[str, str]) -> None:
@@ -179,7 +179,13 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             counts.update(papers=sum(1 for u in digests if u.startswith("paper/")), units=len(digests))
             store["loader"] = StoreLoader(tmp / STORE_DIR, nt_path)
             sinks["nt"].on_flush = store["loader"].grow
-            store["triples"], timings["rdf"], timings["graph.json"] = write_blocks(blocks, False)
+            t = time.perf_counter()
+            store["triples"] = write_rdf_files(blocks)
+            store["loader"].grow(nt_path.stat().st_size, done=True)
+            timings["rdf"] = time.perf_counter() - t
+            write_json_file(blocks)
+            timings["graph.json"] = time.perf_counter() - t - timings["rdf"]
+            counts.update(reused=blocks.reused, reused_papers=blocks.reused_papers)
 
         def delta_child(send) -> dict:
             """In a forked child, when the last build's state is usable: digest the units and,
@@ -193,15 +199,22 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             if blocks.share_reusable() < DELTA_MIN_SHARE:
                 blocks.close()
                 return {"delta": False, "digests": digests, "digest": digest_seconds}
-            n, rdf_seconds, json_seconds = write_blocks(blocks, True)
+            t = time.perf_counter()
+            n = write_rdf_files(blocks)
+            rdf_seconds = time.perf_counter() - t
+            send({"ranges": blocks.changed_ranges(), "triples": n})  # the store update starts on it
+            t = time.perf_counter()
+            write_json_file(blocks)
+            json_seconds = time.perf_counter() - t
+            write_build_state(blocks)  # here, where the units are: they would cost the parent seconds
             blocks.close()
-            send({"delta": True, "triples": n, "units": blocks.units, "firsts": blocks.firsts,
-                  "reused": blocks.reused, "reused_papers": blocks.reused_papers, "ranges": blocks.changed_ranges(),
+            send({"delta": True, "reused": blocks.reused, "reused_papers": blocks.reused_papers,
                   "papers": sum(1 for u in digests if u.startswith("paper/")), "digested": len(digests),
-                  "digest": digest_seconds, "rdf": rdf_seconds, "graph.json": json_seconds})
+                  "digest": digest_seconds, "rdf": rdf_seconds, "graph.json": json_seconds,
+                  "state": time.perf_counter() - t - json_seconds})
             drawn: dict = {}  # then the jobs the build process has not taken yet
             seconds = {"html": 0.0, "jsonl": 0.0}
-            cards: dict = {}
+            cards = CardCache(G)
             while (job := queue.take()) is not None:
                 t = time.perf_counter()
                 kind, rows = run_job(job, cards)
@@ -210,13 +223,19 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             return {"views": drawn, "seconds": seconds}
 
         def take(message: dict) -> None:
-            """A message of the child: its blocks are written (start the store update), or
-            most units changed (write everything here), or the jobs it took are done."""
-            nonlocal blocks
+            """A message of the child: its RDF files are written (start the store update), or
+            all its blocks and the state are, or most units changed (write everything here),
+            or the jobs it took are done."""
             if "views" in message:
                 drawn.update(message["views"])
                 for kind, seconds in message["seconds"].items():
                     timings[f"child:{kind}"] = seconds
+                return
+            if "ranges" in message:
+                removed, added = message["ranges"]
+                store["loader"] = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"],
+                                               removed, nt_path, added)
+                store["triples"] = message["triples"]
                 return
             timings["digest"] = message["digest"]
             if not message["delta"]:
@@ -224,18 +243,14 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                 return
             for sink in sinks.values():
                 sink.abort()  # this process's copies of the files the child wrote
-            blocks = Blocks({}, sinks)
-            blocks.units, blocks.firsts = message["units"], message["firsts"]
-            blocks.reused, blocks.reused_papers = message["reused"], message["reused_papers"]
-            counts.update(papers=message["papers"], units=message["digested"])
-            timings["rdf"], timings["graph.json"] = message["rdf"], message["graph.json"]
-            removed, added = message["ranges"]
-            store["loader"] = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"],
-                                           removed, nt_path, added)
-            store["triples"] = message["triples"]
+            counts.update(papers=message["papers"], units=message["digested"], reused=message["reused"],
+                          reused_papers=message["reused_papers"], state_written=True)
+            for part in ("rdf", "graph.json", "state"):
+                timings[f"child:{part}"] = message[part]
 
         drawn: dict[str, tuple] = {}  # view -> its row of the index page
-        queue = _Shared(JOBS)  # the views and JSON Lines files, each made by whichever process is free first
+        # the views and JSON Lines files, each made by whichever process is free first
+        queue = _Shared([job for job in JOBS if job not in staging.started])
         if old is not None:
             # Most of an incremental build's block writing is the kernel copying old blocks,
             # but the Python between the copies, in a thread, fought the views for the GIL
@@ -248,7 +263,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             lap("digest")
             full(digests)
         lap("blocks")
-        cards: dict = {}
+        cards = CardCache(G)
         while (job := queue.take()) is not None:
             while writer is not None and writer.ready():
                 take(writer.next())  # the store update runs in a thread while the other jobs are done
@@ -260,6 +275,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                 take(writer.next())
             writer = None
             lap("blocks-wait")
+        timings.update(staging.wait())
+        lap("staged-wait")
         n_triples = store["triples"]
         views = [drawn[view] for view in VIEWS]
         stats = graph_stats(G, n_records)
@@ -267,17 +284,18 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (tmp / "index.html").write_text(_index_html(stats, views, [RDF_FORMATS[f] for f in formats]),
                                         encoding="utf-8")
-        checks = {name: file_check(tmp / name) for name in sorted({RDF_FORMATS[f] for f in formats} | {"graph.json"})}
-        write_state(tmp / STATE_FILE, blocks.state(base, checks))
+        if not counts.get("state_written"):
+            write_build_state(blocks)
         lap("state")
         loader = store["loader"]
         loader.close()
         timings["store"] = loader.seconds
         lap("store-wait")
-        blocks.close()
+        if blocks is not None:
+            blocks.close()
         if report is not None:
             papers = counts["papers"]
-            copied = (f"{blocks.reused_papers:,} of {papers:,} papers and {blocks.reused - blocks.reused_papers:,} "
+            copied = (f"{counts['reused_papers']:,} of {papers:,} papers and {counts['reused'] - counts['reused_papers']:,} "
                       f"of {counts['units'] - papers:,} entities copied from the last build")
             if old is None:
                 report(f"reuse    none ({why})")
@@ -300,9 +318,85 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             blocks.close()
         if store.get("loader") is not None:
             store["loader"].abort()  # never delete files under a running loader
-        shutil.rmtree(tmp, ignore_errors=True)
+        staging.abort()
         raise
     return stats
+
+
+def write_jsonl(folder: Path, name: str, extractions: list[Extraction], records) -> None:
+    """``extractions.jsonl`` (the ``kg extract`` lines) or ``records.jsonl`` (nothing
+    without ``records``) into ``folder``."""
+    if name == "extractions.jsonl":
+        with open(folder / name, "w", encoding="utf-8", newline="\n") as fh:
+            write_extractions(fh, extractions)
+    elif records:
+        with open(folder / name, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(records_to_jsonl(records))
+
+
+class Staging:
+    """The temporary sibling folder a build writes its outputs into, swapped in whole
+    by :func:`write_outputs` (made on creation, after :func:`recover`). Made before the
+    graph, it lets the files that need only the records and the extractions
+    (``extractions.jsonl``, ``records.jsonl``) be written by a forked child while this
+    process resolves the graph on the other core (:meth:`start`). Used as a context
+    manager, it is removed if the build fails before :func:`write_outputs` swapped it in.
+
+    >>> import tempfile; from pathlib import Path
+    >>> out = Path(tempfile.mkdtemp()) / "out"
+    >>> with Staging(out) as st:
+    ...     st.start([], None)
+    >>> st.wait()["early:jsonl"] >= 0, sorted(p.name for p in st.tmp.iterdir())
+    (True, ['extractions.jsonl'])
+    >>> st.abort(); st.tmp.exists()
+    False
+    """
+
+    def __init__(self, outdir: str | Path):
+        self.outdir = Path(outdir).resolve()
+        self.outdir.parent.mkdir(parents=True, exist_ok=True)
+        recover(self.outdir)
+        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.outdir.name}.tmp-", dir=self.outdir.parent))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.tmp, 0o777 & ~umask)
+        self.started: tuple[str, ...] = ()
+        self._child: _Forked | None = None
+
+    def start(self, extractions: list[Extraction], records) -> None:
+        """Write ``extractions.jsonl`` and ``records.jsonl`` in a forked child, now."""
+        tmp = self.tmp
+
+        def child(send) -> float:
+            t = time.perf_counter()
+            for name in ("extractions.jsonl", "records.jsonl"):
+                write_jsonl(tmp, name, extractions, records)
+            return time.perf_counter() - t
+
+        self.started = ("extractions.jsonl", "records.jsonl")
+        self._child = _Forked(child)
+
+    def wait(self) -> dict:
+        """Wait for the files :meth:`start` began (raising the child's error, if any);
+        returns the seconds they took, as timings."""
+        if self._child is None:
+            return {}
+        child, self._child = self._child, None
+        return {"early:jsonl": child.next()}
+
+    def abort(self) -> None:
+        """Stop the child and remove the folder (a failed build)."""
+        if self._child is not None:
+            self._child.kill()
+            self._child = None
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def __enter__(self) -> "Staging":
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        if kind is not None:
+            self.abort()
 
 
 #: What is left once the graph is built, besides the blocks and the store: the views and the
@@ -377,10 +471,17 @@ class _Forked:
             except BaseException as exc:  # raised by next(), as a child's would be
                 self._messages.put(("error", exc))
             return
+        import signal
+
         read, write = os.pipe()
+        # Ctrl-C held back during the fork: one that came while os.fork ran its at-fork
+        # handlers would be raised in one of them, and Python ignores errors there (the
+        # build went on to the end). Let in once the child can be stopped.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         self.pid = os.fork()
         if self.pid == 0:  # the child
             try:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 os.close(read)
 
                 def put(kind, value) -> None:
@@ -403,6 +504,11 @@ class _Forked:
         self._fd = read
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C held back is raised here
+        except BaseException:
+            self.kill()
+            raise
 
     def _read(self) -> None:
         """Thread: each message of the child, as bytes, into the queue; then reap the child."""

@@ -131,6 +131,7 @@ def dataset_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGra
     nodes = set(datasets) | set(papers) | set(methods)
     paper_set, method_set = set(papers), set(methods)
     wanted = ("usesDataset", "proposes", "usesMethod")
+    wanted_set = frozenset(wanted)
 
     def edges_of(u: str, inside: set) -> list[tuple]:
         """``u``'s links in the view, in its order: by target, then by relation."""
@@ -156,7 +157,7 @@ def dataset_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGra
     for p in papers:
         for v, keys in succ[p].items():
             if v in nodes:
-                c = sum(1 for k in keys if k in wanted)
+                c = len(wanted_set.intersection(keys))
                 if c:
                     degree[p] += c
                     degree[v] += c
@@ -238,14 +239,15 @@ def paper_graph(G: nx.MultiDiGraph, per_paper: int = 5, max_papers: int = 200,
     papers = sorted(n for n, d in G.nodes(data=True) if d.get("type") == "Paper")
     members: dict[str, list[str]] = {}
     for e, d in G.nodes(data=True):
-        if d.get("type") in ("Method", "Task", "Dataset"):
+        if d.get("type") in ("Method", "Task", "Dataset") and len(pred[e]) >= 2:  # one linked node: no pair
             ps = sorted({u for u, keys in pred[e].items() if not links.isdisjoint(keys)})
             if 2 <= len(ps) <= max_papers:
                 members[e] = ps
     weight = {e: 1 / math.log2(1 + len(ps)) for e, ps in members.items()}
     if limit is not None and len(papers) > limit:
         H.graph["total_nodes"] = len(papers)
-        reach = {p: sum(weight[e] * (len(members[e]) - 1) for e, keys in succ[p].items() if e in members for _ in keys)
+        term = {e: weight[e] * (len(ps) - 1) for e, ps in members.items()}
+        reach = {p: sum(term[e] for e, keys in succ[p].items() if e in term for _ in keys)
                  for p in papers}  # one term a link, in out_edges order (the same float sums)
         keep = set(best_connected(reach, limit))
         papers = [p for p in papers if p in keep]

@@ -55,9 +55,56 @@ def _safe_json(obj) -> str:
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def _card(G: nx.MultiDiGraph, n: str, labels: dict | None = None) -> dict:
+class CardCache(dict):
+    """Node cards (id -> card) made for one graph, kept between its views, with the
+    graph's labels and their order, made once for all the views that need them."""
+
+    def __init__(self, G: nx.MultiDiGraph):
+        super().__init__()
+        self.G = G
+        self._labels: dict | None = None
+        self._rank: dict | None = None
+
+    @property
+    def labels(self) -> dict:
+        """node -> label, every node of the graph."""
+        if self._labels is None:
+            self._labels = {u: d.get("label", u) for u, d in self.G._node.items()}
+        return self._labels
+
+    @property
+    def rank(self) -> dict:
+        """node -> its place in the order of (label, id) of every node."""
+        if self._rank is None:
+            labels = self.labels
+            self._rank = {u: i for i, u in enumerate(sorted(labels, key=lambda u: (labels[u], u)))}
+        return self._rank
+
+
+def first_links(pred: dict, label, rank: dict, limit: int) -> list[tuple]:
+    """The ``limit`` smallest (key, label, node) of the links into a node (``pred``:
+    node -> key -> data, its predecessors in networkx's adjacency), where ``rank``
+    orders nodes by (label, id): without a tuple for each of a hub's thousands of links.
+
+    >>> rank = {"a": 1, "b": 0, "c": 2}
+    >>> first_links({"a": {"x": {}}, "b": {"y": {}, "x": {}}, "c": {"x": {}}}, str.upper, rank, 3)
+    [('x', 'B', 'b'), ('x', 'A', 'a'), ('x', 'C', 'c')]
+    """
+    order = sorted(pred, key=rank.__getitem__)
+    out: list[tuple] = []
+    for k in sorted(set().union(*pred.values())):
+        for u in order:
+            if k in pred[u]:
+                out.append((k, label(u), u))
+                if len(out) == limit:
+                    return out
+    return out
+
+
+def _card(G: nx.MultiDiGraph, n: str, labels: dict | None = None, rank: dict | None = None) -> dict:
     """The card of node ``n``: what the page shows when it is clicked. ``labels``
-    (node -> label, all of ``G``'s nodes) saves the lookups when many cards are made."""
+    (node -> label, all of ``G``'s nodes) saves the lookups when many cards are made,
+    ``rank`` (see :class:`CardCache`) the sorting of a hub's links."""
     nodes, succ = G._node, G._succ  # plain dicts (networkx's edge views cost seconds over a 100k graph)
     label = labels.__getitem__ if labels is not None else (lambda u: nodes[u].get("label", u))
     d = nodes[n]
@@ -80,10 +127,16 @@ def _card(G: nx.MultiDiGraph, n: str, labels: dict | None = None) -> dict:
         card["aliases"] = list(d.get("aliases", []))
         if d.get("url", "").startswith("https://github.com/"):
             card["url"] = d["url"]
-        links = [(k, label(u), u) for u, keys in G._pred[n].items() for k in keys]  # tuples: JSON arrays too
-        if len(links) > CARD_LINKS:  # a hub named by thousands of papers: the first ones and a count
-            card["more"] = len(links) - CARD_LINKS
-            links = heapq.nsmallest(CARD_LINKS, links)
+        pred = G._pred[n]
+        count = sum(map(len, pred.values()))
+        if count > CARD_LINKS:  # a hub named by thousands of papers: the first ones and a count
+            card["more"] = count - CARD_LINKS
+            if rank is not None:
+                links = first_links(pred, label, rank, CARD_LINKS)
+            else:
+                links = heapq.nsmallest(CARD_LINKS, ((k, label(u), u) for u, keys in pred.items() for k in keys))
+        else:
+            links = [(k, label(u), u) for u, keys in pred.items() for k in keys]  # tuples: JSON arrays too
         card["links"] = sorted(links)
     return card
 
@@ -112,7 +165,8 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     """A pyvis ``Network`` of one view of ``G`` (see :mod:`kg.views`), or of the
     ego graph of ``focus`` (``depth`` hops).
 
-    ``cards``, if given, caches node cards between views of one graph.
+    ``cards``, if given, caches node cards between views of one graph (a
+    :class:`CardCache` of ``G`` also keeps its labels for them).
 
     The network carries ``kg_title``, ``kg_cards`` (node cards from the full
     graph, keyed by id), ``kg_venues`` and ``kg_note`` (what a node budget left
@@ -194,9 +248,13 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     net.kg_note = note
     cards = cards if cards is not None else {}
     todo = [n for n in H.nodes if n not in cards]
-    labels = {u: d.get("label", u) for u, d in G._node.items()} if len(todo) > 100 else None
+    labels = rank = None
+    if isinstance(cards, CardCache) and cards.G is G:
+        labels, rank = (cards.labels, cards.rank) if len(todo) > 100 else (None, None)
+    elif len(todo) > 100:
+        labels = {u: d.get("label", u) for u, d in G._node.items()}
     for n in todo:
-        cards[n] = _card(G, n, labels)
+        cards[n] = _card(G, n, labels, rank)
     net.kg_cards = {n: cards[n] for n in sorted(H.nodes)}
     net.kg_venues = sorted({d.get("venue") for _, d in H.nodes(data=True) if d.get("venue")})
     net.kg_types = sorted({d["type"] for _, d in H.nodes(data=True)})

@@ -16,7 +16,7 @@ from kg.extract import extract_records
 from kg.graph import build_graph
 from kg.ingest import read_records, sample_paths
 from kg.model import Record
-from kg.outputs import write_outputs
+from kg.outputs import Staging, write_outputs
 from kg.resolve import resolve
 from kg.reuse import STATE_FILE
 
@@ -41,13 +41,19 @@ def corpus(n: int, seed: int) -> list[Record]:
     return out
 
 
-def build(records: list[Record], out: Path, reuse: bool = True, base: str | None = None) -> list[str]:
+def build(records: list[Record], out: Path, reuse: bool = True, base: str | None = None,
+          staged: bool = False) -> list[str]:
+    """write_outputs as the library calls it, or (``staged``) as ``kg build`` does: the
+    JSON Lines files started in a forked child before the graph is resolved."""
     said: list[str] = []
     extractions = list(extract_records(records))
-    G = build_graph(resolve(records, extractions))
     kw = {"base": base} if base else {}
-    write_outputs(G, extractions, out, n_records=len(records), records=records, reuse=reuse, report=said.append,
-                  **kw)
+    with Staging(out) as staging:
+        if staged:
+            staging.start(extractions, records)
+        G = build_graph(resolve(records, extractions))
+        write_outputs(G, extractions, out, n_records=len(records), records=records, reuse=reuse,
+                      report=said.append, staging=staging, **kw)
     return said
 
 
@@ -249,3 +255,23 @@ def test_a_mostly_new_input_loads_the_store_in_full(tmp_path):
     build(corpus(40, 21), tmp_path / "full", reuse=False)
     assert files(out) == files(tmp_path / "full")
     assert triples(out) == triples(tmp_path / "full")
+
+
+def test_a_staged_build_writes_the_same_files_and_a_failed_one_keeps_the_last(tmp_path):
+    records = corpus(40, 7)
+    build(records, tmp_path / "plain", reuse=False)
+    build(records, tmp_path / "staged", reuse=False, staged=True)
+    assert files(tmp_path / "staged") == files(tmp_path / "plain")
+    inc = tmp_path / "inc"
+    build(records[:30], inc, staged=True)
+    said = build(records, inc, staged=True)
+    assert reused(said)[0] > 0 and files(inc) == files(tmp_path / "plain")
+    before = files(inc)
+    extractions = list(extract_records(records))
+    with pytest.raises(AttributeError, match="object"):  # the child's error, raised here
+        with Staging(inc) as staging:
+            staging.start(extractions, [object()])  # a record that cannot be written
+            write_outputs(build_graph(resolve(records, extractions)), extractions, inc, records=records,
+                          staging=staging)
+    assert files(inc) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".inc.")]

@@ -234,3 +234,26 @@ def test_a_limited_view_is_the_best_connected_part_of_the_full_one(sample_kg, vi
     assert list(small.nodes(data=True)) == list(expected.nodes(data=True))
     assert list(small.edges(keys=True, data=True)) == list(expected.edges(keys=True, data=True))
     assert small.graph["total_nodes"] == full.number_of_nodes()
+
+
+def test_a_hub_card_lists_the_same_first_links_with_or_without_the_cached_order():
+    import random
+
+    import networkx as nx
+
+    from kg.viz import CARD_LINKS, CardCache, _card
+
+    rng = random.Random(3)
+    G = nx.MultiDiGraph()
+    G.add_node("task/t", type="Task", label="T", aliases=[])
+    for i in range(3 * CARD_LINKS):
+        kind = rng.choice(["Paper", "Method"])
+        u = f"{kind.lower()}/{i}"
+        G.add_node(u, type=kind, label=rng.choice(["Alpha", "beta", "Gamma", f"x{i % 17}"]))
+        G.add_edge(u, "task/t", key="addressesTask" if kind == "Paper" else "appliedTo")
+        if i % 5 == 0:
+            G.add_edge(u, "task/t", key="appliedTo")  # two links from one node
+    cache = CardCache(G)
+    fast = _card(G, "task/t", cache.labels, cache.rank)
+    assert fast == _card(G, "task/t")
+    assert fast["more"] > 0 and len(fast["links"]) == CARD_LINKS
