@@ -54,12 +54,10 @@ def atomic_write(path: str | Path, text: str) -> None:
 def graph_stats(G: nx.MultiDiGraph, n_records: int | None = None) -> dict:
     """Counts of nodes by type and edges by relation (plain data)."""
     nodes = Counter(d["type"] for d in G._node.values())
-    edges: Counter = Counter()
-    for nbrs in G._succ.values():  # networkx's adjacency: node -> neighbour -> key -> data
-        for keys in nbrs.values():
-            edges.update(keys.keys())  # a mapping would be read as counts
+    # networkx's adjacency (node -> neighbour -> key -> data), read once: its edge views cost seconds at 100k
+    edges = Counter(k for nbrs in G._succ.values() for keys in nbrs.values() for k in keys)
     out = {"pipeline_version": PIPELINE_VERSION, "nodes": dict(sorted(nodes.items())),
-           "edges": dict(sorted(edges.items())), "node_count": G.number_of_nodes(), "edge_count": G.number_of_edges()}
+           "edges": dict(sorted(edges.items())), "node_count": len(G._node), "edge_count": sum(edges.values())}
     if n_records is not None:
         out["records"] = n_records
     return out

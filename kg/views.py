@@ -19,6 +19,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import defaultdict
+from itertools import islice
 
 import networkx as nx
 
@@ -222,6 +223,18 @@ def _limited(G: nx.MultiDiGraph, nodes: list[str], edges: list[tuple], limit: in
     return H
 
 
+def _more_than(n: int, items) -> bool:
+    """True if the iterable ``items`` has more than ``n`` items (it stops at the first one over).
+
+    >>> _more_than(2, iter("abc")), _more_than(3, iter("abc"))
+    (True, False)
+    """
+    return next(islice(items, n, None), _END) is not _END
+
+
+_END = object()
+
+
 def paper_graph(G: nx.MultiDiGraph, per_paper: int = 5, max_papers: int = 200,
                 limit: int | None = None) -> nx.MultiDiGraph:
     """Papers linked to their ``per_paper`` most related papers: those sharing tasks,
@@ -240,6 +253,9 @@ def paper_graph(G: nx.MultiDiGraph, per_paper: int = 5, max_papers: int = 200,
     members: dict[str, list[str]] = {}
     for e, d in G.nodes(data=True):
         if d.get("type") in ("Method", "Task", "Dataset") and len(pred[e]) >= 2:  # one linked node: no pair
+            if len(pred[e]) > max_papers and _more_than(max_papers, (keys for keys in pred[e].values()
+                                                                     if not links.isdisjoint(keys))):
+                continue  # a hub: its papers counted only until there are too many
             ps = sorted({u for u, keys in pred[e].items() if not links.isdisjoint(keys)})
             if 2 <= len(ps) <= max_papers:
                 members[e] = ps

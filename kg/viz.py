@@ -225,8 +225,9 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     if n_edges > edge_budget:
         # keep the heaviest links, and among equals those of the least connected nodes (they would vanish);
         # the key ends with (u, v, key), a total order: the input order does not matter
-        edges = sorted(edges, key=lambda e: (-e[3].get("weight", 1), min(deg[e[0]], deg[e[1]]), e[:3]))
-        edges = sorted(edges[:edge_budget], key=lambda e: e[:3])
+        # (as tuples compared in C: a key function a link cost 1.5 s over the 300k of a 100k view)
+        ranked = sorted([(-d.get("weight", 1), min(deg[u], deg[v]), u, v, k, d) for u, v, k, d in edges])
+        edges = sorted([e[2:] for e in ranked[:edge_budget]])  # (u, v, key) are distinct: data never compared
         note = (note + " " if note else "") + f"Showing {edge_budget:,} of {n_edges:,} links."
     else:
         edges.sort(key=lambda e: e[:3])
