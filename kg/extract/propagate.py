@@ -15,6 +15,8 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from operator import attrgetter
 
 from ..model import DocEntity, Extraction, Mention
 from ..text import compact_key
@@ -24,6 +26,7 @@ from .proposals import is_name_like
 _SOURCE = "kg_corpus"
 
 
+@lru_cache(maxsize=1 << 16)  # the same names recur over the corpus
 def _distinctive(form: str) -> bool:
     if " " in form.strip():
         return len(form.split()) >= 2 and len(form) >= 8
@@ -32,6 +35,14 @@ def _distinctive(form: str) -> bool:
 
 _LEXICON_TYPES = frozenset({"Method", "Dataset"})
 _DEFINING = frozenset({"kg_proposed", "kg_defined", "kg_abbreviations"})
+
+
+@lru_cache(maxsize=1024)  # a few dozen sources ("component" or "component@title")
+def _defines(source: str) -> bool:
+    return source.split("@")[0] in _DEFINING
+
+
+_SOURCE_OF = attrgetter("source")
 
 
 def build_lexicon(extractions: Iterable[Extraction]) -> dict[str, tuple[str, tuple[str, ...]]]:
@@ -43,7 +54,7 @@ def build_lexicon(extractions: Iterable[Extraction]) -> dict[str, tuple[str, tup
     clash: set[str] = set()
     for ex in extractions:
         for ent in ex.entities:
-            if ent.type not in _LEXICON_TYPES or not any(m.source.split("@")[0] in _DEFINING for m in ent.mentions):
+            if ent.type not in _LEXICON_TYPES or not any(map(_defines, map(_SOURCE_OF, ent.mentions))):
                 continue
             forms = tuple(f for f in (ent.name, *ent.aliases) if _distinctive(f))
             for f in forms:
