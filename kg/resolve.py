@@ -203,21 +203,24 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
         ))
 
     # ---- derived relations: a proposed method is applied to / evaluated on its paper's tasks / datasets
-    derived: dict[tuple[str, str, str], set[str]] = defaultdict(set)
-    for pid, mine in rels.items():
+    # (papers in order: each list of papers comes out sorted; a paper names a pair once, its
+    # relations being distinct (predicate, object) keys)
+    pids = sorted(rels)
+    derived: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for pid in pids:
         preds: dict[str, list[str]] = defaultdict(list)
-        for p, o in mine:
+        for p, o in rels[pid]:
             preds[p].append(o)
         for m in preds.get("proposes", []):
             for t in preds.get("addressesTask", []):
-                derived[(m, "appliedTo", t)].add(pid)
+                derived[(m, "appliedTo", t)].append(pid)
             for d in preds.get("usesDataset", []):
-                derived[(m, "evaluatedOn", d)].add(pid)
+                derived[(m, "evaluatedOn", d)].append(pid)
 
     # sorted by (subject, predicate, object): papers in order, each one's few relations sorted
     relations = [Relation(pid, p, o, mentions=tuple(ms) if len(ms) < 2 else _evidence(ms))
-                 for pid in sorted(rels) for (p, o), ms in sorted(rels[pid].items())]
-    relations += [Relation(s, p, o, derived_from=tuple(sorted(src))) for (s, p, o), src in sorted(derived.items())]
+                 for pid in pids for (p, o), ms in sorted(rels[pid].items())]
+    relations += [Relation(s, p, o, derived_from=tuple(src)) for (s, p, o), src in sorted(derived.items())]
     all_entities = sorted(list(entities.values()) + list(repos.values()), key=lambda e: e.id)
     return Resolved(papers=sorted(paper_objs, key=lambda p: p.id), venues=sorted(venues.values(), key=lambda v: v.id),
                     entities=all_entities, relations=relations)
