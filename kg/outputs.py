@@ -200,7 +200,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             t = time.perf_counter()
             n = write_rdf_files(blocks)
             rdf_seconds = time.perf_counter() - t
-            send({"ranges": blocks.changed_ranges(), "triples": n})  # the store update starts on it
+            # the store update starts on it, in the parent's reader thread (not between two views)
+            send({"ranges": blocks.changed_ranges(), "triples": n}, now=True)
             t = time.perf_counter()
             write_json_file(blocks)
             json_seconds = time.perf_counter() - t
@@ -220,6 +221,13 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                 seconds[kind] += time.perf_counter() - t
             return {"views": drawn, "seconds": seconds}
 
+        def start_store_update(message: dict) -> None:
+            """The store of this build from the last one's, once the child's RDF files are written."""
+            removed, added = message["ranges"]
+            store["triples"] = message["triples"]
+            store["loader"] = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"],
+                                           removed, nt_path, added)
+
         def take(message: dict) -> None:
             """A message of the child: its RDF files are written (start the store update), or
             all its blocks and the state are, or most units changed (write everything here),
@@ -230,10 +238,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                     timings[f"child:{kind}"] = seconds
                 return
             if "ranges" in message:
-                removed, added = message["ranges"]
-                store["loader"] = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"],
-                                               removed, nt_path, added)
-                store["triples"] = message["triples"]
+                start_store_update(message)
                 return
             timings["digest"] = message["digest"]
             if not message["delta"]:
@@ -255,7 +260,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             # (100k: 13 s alone, 35 s next to them). A forked child has a GIL of its own; it
             # also digests the units (its pages are copied as it reads them: memory shared
             # only in part), then takes jobs as this process does.
-            writer = _Forked(delta_child)
+            writer = _Forked(delta_child, on_now=start_store_update)
         else:
             digests = unit_digests(G)
             lap("digest")
@@ -449,11 +454,13 @@ class _Forked:
     child passed to ``send`` and then its return value, with :meth:`next` (which raises
     the child's error in their place); :attr:`done` is true once the last was taken.
     A thread of the parent reads the pipe as the child writes, so the child never
-    waits for the parent. The child shares the parent's memory copy-on-write and leaves
-    with ``os._exit`` (no atexit handlers, no flushing of the parent's buffers). Where
-    there is no ``os.fork`` (Windows), ``fn`` runs here, at once."""
+    waits for the parent. A value sent with ``send(value, now=True)`` goes instead to
+    ``on_now(value)``, called by that thread as soon as it arrives (an error it raises
+    is raised by :meth:`next`). The child shares the parent's memory copy-on-write and
+    leaves with ``os._exit`` (no atexit handlers, no flushing of the parent's buffers).
+    Where there is no ``os.fork`` (Windows), ``fn`` runs here, at once."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, on_now=None):
         import pickle
         import queue
         import threading
@@ -462,9 +469,16 @@ class _Forked:
         self.pid = None
         self._fd = -1
         self._messages: queue.Queue = queue.Queue()
+        self._on_now = on_now
         if not hasattr(os, "fork"):
+            def send_here(message, now: bool = False) -> None:
+                if now and on_now is not None:
+                    on_now(message)
+                else:
+                    self._messages.put(("message", message))
+
             try:
-                value = fn(lambda message: self._messages.put(("message", message)))
+                value = fn(send_here)
                 self._messages.put(("ok", value))
             except BaseException as exc:  # raised by next(), as a child's would be
                 self._messages.put(("error", exc))
@@ -487,12 +501,13 @@ class _Forked:
                         data = pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL)
                     except Exception as exc:  # an error that does not pickle
                         data = pickle.dumps(("error", RuntimeError(f"{value!r} ({exc})")))
-                    view = memoryview(len(data).to_bytes(8, "little") + data)
+                    # a frame: its length, a byte saying whether it goes to on_now, the pickle
+                    view = memoryview((len(data) + 1).to_bytes(8, "little") + (b"n" if kind == "now" else b"m") + data)
                     while view:
                         view = view[os.write(write, view):]
 
                 try:
-                    value = fn(lambda message: put("message", message))
+                    value = fn(lambda message, now=False: put("now" if now else "message", message))
                     put("ok", value)
                 except BaseException as exc:  # sent to the parent, raised there
                     put("error", exc)
@@ -521,9 +536,18 @@ class _Forked:
                 n -= len(chunk)
             return b"".join(chunks)
 
+        import pickle
+
         try:
             while True:
-                self._messages.put(("bytes", exactly(int.from_bytes(exactly(8), "little"))))
+                data = exactly(int.from_bytes(exactly(8), "little"))
+                if data[:1] == b"n" and self._on_now is not None:
+                    try:
+                        self._on_now(pickle.loads(memoryview(data)[1:])[1])
+                    except Exception as exc:  # raised by next(), in its place among the messages
+                        self._messages.put(("error", exc))
+                    continue
+                self._messages.put(("bytes", memoryview(data)[1:]))
         except (EOFError, OSError):
             pass
         os.close(self._fd)
@@ -545,7 +569,7 @@ class _Forked:
         kind, value = self._messages.get()
         if kind == "bytes":
             kind, value = pickle.loads(value)
-        if kind == "message":
+        if kind in ("message", "now"):  # "now" without an on_now: an ordinary message
             return value
         self.done = True
         if kind == "error":

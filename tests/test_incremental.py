@@ -196,6 +196,40 @@ def test_the_child_process_sends_its_messages_without_waiting_for_the_parent(tmp
     assert writer.done
 
 
+def test_a_message_sent_now_is_taken_as_it_arrives_the_others_in_order(tmp_path):
+    """The store ranges start the store update at once, not when the build process is
+    done with the view it draws; other messages still come through next(), in order."""
+    import threading
+    import time
+
+    from kg.outputs import _Forked
+
+    got, arrived = [], threading.Event()
+
+    def on_now(value):
+        got.append(value)
+        arrived.set()
+        if value == "bad":
+            raise KeyError("refused")
+
+    def child(send):
+        send(1)
+        send({"ranges": [(0, 5)]}, now=True)
+        send(2)
+        send("bad", now=True)
+        return 3
+
+    writer = _Forked(child, on_now=on_now)
+    assert arrived.wait(30)  # while the parent has not asked for anything
+    assert got[0] == {"ranges": [(0, 5)]}
+    assert writer.next() == 1 and writer.next() == 2
+    with pytest.raises(KeyError, match="refused"):
+        writer.next()
+    assert writer.done and got == [{"ranges": [(0, 5)]}, "bad"]
+    plain = _Forked(lambda send: send("x", now=True) or 4)  # without on_now: an ordinary message
+    assert plain.next() == "x" and plain.next() == 4
+
+
 def test_views_are_shared_between_the_build_and_its_child_each_drawn_once():
     """Whichever process is free takes the next view: every item is taken exactly once."""
     from kg.outputs import _Forked, _Shared
