@@ -147,3 +147,17 @@ def test_odd_characters_survive_into_the_html_data(tmp_path):
     (paper,) = [c for c in cards.values() if c["type"] == "Paper"]
     assert paper["abstract"] == abstract
     assert "</script>" not in html.split("var CARDS = ")[1].split(";\n")[0]
+
+
+def _sigint_blocked(_) -> bool:  # in an extraction worker
+    return signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
+def test_extraction_workers_are_forked_with_ctrl_c_held_back():
+    """A Ctrl-C during the pool's forks is raised in the build process after them (not
+    lost in an at-fork handler); the workers leave it to the build process."""
+    from kg.extract import _pool
+
+    with _pool(2) as pool:
+        assert pool.map(_sigint_blocked, range(4)) == [True] * 4
+    assert not _sigint_blocked(None)  # this process has it back

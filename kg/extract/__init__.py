@@ -145,13 +145,12 @@ def _map_chunks(kind: str, chunks: list, workers: int, client, meanwhile=None):
         results = _dask_map(client, _dask_second_pass, rows, names=(lexicon, finder))
     else:
         import gc
-        import multiprocessing as mp
 
         # Objects frozen before the fork are never walked by the workers' collector,
         # so their pages stay shared instead of being copied into every worker.
         gc.freeze()
         try:
-            with mp.get_context("fork").Pool(workers) as pool:
+            with _pool(workers) as pool:
                 results = pool.imap(_first_pass_chunk if kind == "first" else _second_pass_chunk, chunks)
                 if meanwhile is not None:
                     meanwhile()
@@ -160,6 +159,29 @@ def _map_chunks(kind: str, chunks: list, workers: int, client, meanwhile=None):
             gc.unfreeze()
         return
     yield from zip(chunks, results)
+
+
+def _pool(workers: int):
+    """A pool of ``workers`` forked processes, forked with Ctrl-C held back: one that
+    came while ``os.fork`` ran its at-fork handlers would be raised in one of them,
+    where Python ignores errors, and the build would run on. It is raised here once the
+    pool exists (which is then stopped). The workers keep it blocked: on Ctrl-C the
+    build process stops them (``Pool.__exit__``), without a traceback from each."""
+    import multiprocessing as mp
+    import signal
+
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool = mp.get_context("fork").Pool(workers)
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        raise
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C held back is raised here
+    except BaseException:
+        pool.terminate()
+        raise
+    return pool
 
 
 def _n_workers(workers: int, client) -> int:
