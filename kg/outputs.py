@@ -461,9 +461,7 @@ class _Forked:
     Where there is no ``os.fork`` (Windows), ``fn`` runs here, at once."""
 
     def __init__(self, fn, on_now=None):
-        import pickle
         import queue
-        import threading
 
         self.done = False
         self.pid = None
@@ -483,13 +481,18 @@ class _Forked:
             except BaseException as exc:  # raised by next(), as a child's would be
                 self._messages.put(("error", exc))
             return
+        from ._fork import fork_held
+
+        # forked with Ctrl-C held back (see kg._fork): one that came meanwhile stops the child
+        fork_held(lambda mask: self._start(fn, mask), stop=lambda _: self.kill())
+
+    def _start(self, fn, mask) -> None:
+        """Fork the child that runs ``fn`` (restoring the signal ``mask`` first), and the thread that reads it."""
+        import pickle
         import signal
+        import threading
 
         read, write = os.pipe()
-        # Ctrl-C held back during the fork: one that came while os.fork ran its at-fork
-        # handlers would be raised in one of them, and Python ignores errors there (the
-        # build went on to the end). Let in once the child can be stopped.
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         self.pid = os.fork()
         if self.pid == 0:  # the child
             try:
@@ -517,11 +520,6 @@ class _Forked:
         self._fd = read
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        try:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C held back is raised here
-        except BaseException:
-            self.kill()
-            raise
 
     def _read(self) -> None:
         """Thread: each message of the child, as bytes, into the queue; then reap the child."""

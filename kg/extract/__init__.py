@@ -162,26 +162,14 @@ def _map_chunks(kind: str, chunks: list, workers: int, client, meanwhile=None):
 
 
 def _pool(workers: int):
-    """A pool of ``workers`` forked processes, forked with Ctrl-C held back: one that
-    came while ``os.fork`` ran its at-fork handlers would be raised in one of them,
-    where Python ignores errors, and the build would run on. It is raised here once the
-    pool exists (which is then stopped). The workers keep it blocked: on Ctrl-C the
-    build process stops them (``Pool.__exit__``), without a traceback from each."""
+    """A pool of ``workers`` forked processes, forked with Ctrl-C held back (see
+    :mod:`kg._fork`; the pool is stopped if one came). The workers keep it blocked: on
+    Ctrl-C the build process stops them (``Pool.__exit__``), without a traceback from each."""
     import multiprocessing as mp
-    import signal
 
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        pool = mp.get_context("fork").Pool(workers)
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        raise
-    try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C held back is raised here
-    except BaseException:
-        pool.terminate()
-        raise
-    return pool
+    from .._fork import fork_held
+
+    return fork_held(lambda mask: mp.get_context("fork").Pool(workers), stop=lambda pool: pool.terminate())
 
 
 def _n_workers(workers: int, client) -> int:
