@@ -229,16 +229,13 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                                            removed, nt_path, added)
 
         def take(message: dict) -> None:
-            """A message of the child: its RDF files are written (start the store update), or
-            all its blocks and the state are, or most units changed (write everything here),
-            or the jobs it took are done."""
+            """A message of the child: all its blocks and the state are written, or most units
+            changed (write everything here), or the jobs it took are done. (Its store ranges
+            go to :func:`start_store_update` as they arrive.)"""
             if "views" in message:
                 drawn.update(message["views"])
                 for kind, seconds in message["seconds"].items():
                     timings[f"child:{kind}"] = seconds
-                return
-            if "ranges" in message:
-                start_store_update(message)
                 return
             timings["digest"] = message["digest"]
             if not message["delta"]:

@@ -101,12 +101,11 @@ def first_links(pred: dict, label, rank: dict, limit: int) -> list[tuple]:
     return out
 
 
-def _card(G: nx.MultiDiGraph, n: str, labels: dict | None = None, rank: dict | None = None) -> dict:
-    """The card of node ``n``: what the page shows when it is clicked. ``labels``
-    (node -> label, all of ``G``'s nodes) saves the lookups when many cards are made,
-    ``rank`` (see :class:`CardCache`) the sorting of a hub's links."""
+def _card(G: nx.MultiDiGraph, n: str, cache: CardCache | None = None) -> dict:
+    """The card of node ``n``: what the page shows when it is clicked. ``cache`` (of
+    ``G``), its labels and their order, saves the lookups when many cards are made."""
     nodes, succ = G._node, G._succ  # plain dicts (networkx's edge views cost seconds over a 100k graph)
-    label = labels.__getitem__ if labels is not None else (lambda u: nodes[u].get("label", u))
+    label = cache.labels.__getitem__ if cache is not None else (lambda u: nodes[u].get("label", u))
     d = nodes[n]
     card = {"id": n, "type": d["type"], "label": d.get("label", n)}
     if d["type"] == "Paper":
@@ -131,8 +130,8 @@ def _card(G: nx.MultiDiGraph, n: str, labels: dict | None = None, rank: dict | N
         count = sum(map(len, pred.values()))
         if count > CARD_LINKS:  # a hub named by thousands of papers: the first ones and a count
             card["more"] = count - CARD_LINKS
-            if rank is not None:
-                links = first_links(pred, label, rank, CARD_LINKS)
+            if cache is not None:
+                links = first_links(pred, label, cache.rank, CARD_LINKS)
             else:
                 links = heapq.nsmallest(CARD_LINKS, ((k, label(u), u) for u, keys in pred.items() for k in keys))
         else:
@@ -165,8 +164,8 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     """A pyvis ``Network`` of one view of ``G`` (see :mod:`kg.views`), or of the
     ego graph of ``focus`` (``depth`` hops).
 
-    ``cards``, if given, caches node cards between views of one graph (a
-    :class:`CardCache` of ``G`` also keeps its labels for them).
+    ``cards``, if given, a :class:`CardCache` of ``G``, keeps node cards (and the
+    graph's labels) between views of one graph.
 
     The network carries ``kg_title``, ``kg_cards`` (node cards from the full
     graph, keyed by id), ``kg_venues`` and ``kg_note`` (what a node budget left
@@ -247,15 +246,11 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     label = VIEWS.get(view, ("View", ""))[0] if focus is None else f"around {G.nodes[focus].get('label', focus)}"
     net.kg_title = title or f"abstract-kg: {label}"
     net.kg_note = note
-    cards = cards if cards is not None else {}
+    cards = cards if cards is not None else CardCache(G)
     todo = [n for n in H.nodes if n not in cards]
-    labels = rank = None
-    if isinstance(cards, CardCache) and cards.G is G:
-        labels, rank = (cards.labels, cards.rank) if len(todo) > 100 else (None, None)
-    elif len(todo) > 100:
-        labels = {u: d.get("label", u) for u, d in G._node.items()}
+    shared = cards if len(todo) > 100 else None  # its labels pay off over many cards
     for n in todo:
-        cards[n] = _card(G, n, labels, rank)
+        cards[n] = _card(G, n, shared)
     net.kg_cards = {n: cards[n] for n in sorted(H.nodes)}
     net.kg_venues = sorted({d.get("venue") for _, d in H.nodes(data=True) if d.get("venue")})
     net.kg_types = sorted({d["type"] for _, d in H.nodes(data=True)})
