@@ -51,15 +51,14 @@ def build_graph(res: Resolved) -> nx.MultiDiGraph:
     # does without its per-call checks: 1.35M edges at 100k took 6.4 s through add_edge.
     succ, pred, nodes = G._succ, G._pred, G._node
     new_keys = G.edge_key_dict_factory  # edge data: plain dicts, networkx's edge_attr_dict_factory
-    for r in res.relations:
-        u, v, key = r.subject, r.object, r.predicate
+    for u, key, v, mentions, derived_from in res.relations:  # Relation's fields, in order
         if u not in nodes or v not in nodes:  # not a node of the result: add_edge adds it
-            G.add_edge(u, v, key=key, predicate=key, mentions=list(r.mentions), derived_from=list(r.derived_from))
+            G.add_edge(u, v, key=key, predicate=key, mentions=list(mentions), derived_from=list(derived_from))
             continue
         keys = succ[u].get(v)
         if keys is None:
             keys = succ[u][v] = pred[v][u] = new_keys()
-        keys[key] = {"predicate": key, "mentions": list(r.mentions), "derived_from": list(r.derived_from)}
+        keys[key] = {"predicate": key, "mentions": list(mentions), "derived_from": list(derived_from)}
     return G
 
 

@@ -218,9 +218,9 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
                 derived[(m, "evaluatedOn", d)].append(pid)
 
     # sorted by (subject, predicate, object): papers in order, each one's few relations sorted
-    relations = [Relation(pid, p, o, mentions=tuple(ms) if len(ms) < 2 else _evidence(ms))
+    relations = [Relation(pid, p, o, tuple(ms) if len(ms) < 2 else _evidence(ms))
                  for pid in pids for (p, o), ms in sorted(rels[pid].items())]
-    relations += [Relation(s, p, o, derived_from=tuple(src)) for (s, p, o), src in sorted(derived.items())]
+    relations += [Relation(s, p, o, (), tuple(src)) for (s, p, o), src in sorted(derived.items())]
     all_entities = sorted(list(entities.values()) + list(repos.values()), key=lambda e: e.id)
     return Resolved(papers=sorted(paper_objs, key=lambda p: p.id), venues=sorted(venues.values(), key=lambda v: v.id),
                     entities=all_entities, relations=relations)

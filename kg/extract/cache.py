@@ -16,7 +16,6 @@ import os
 import sqlite3
 import time
 from functools import lru_cache
-from itertools import starmap
 from pathlib import Path
 
 from ..model import DocEntity, Extraction, Mention, mention_fields
@@ -66,13 +65,13 @@ def encode(ex: Extraction, sents: list) -> str:
 def decode(value: str) -> tuple[Extraction, list]:
     """What :func:`encode` wrote."""
     doc, entities, github, mentions, sents = json.loads(value)
-    ms = tuple(starmap(Mention, mentions))
+    ms = tuple(map(Mention._make, mentions))
     ents = []
     for t, name, aliases, role, refs in entities:
         try:
             own = tuple(map(ms.__getitem__, refs))  # indices into ms, as encode writes them
         except TypeError:  # a mention of the entity's own, written out
-            own = tuple(ms[i] if isinstance(i, int) else Mention(*i) for i in refs)
+            own = tuple(ms[i] if isinstance(i, int) else Mention._make(i) for i in refs)
         ents.append(DocEntity(t, name, tuple(aliases), role, own))
     return Extraction(doc, tuple(ents), tuple(github), ms), list(map(tuple, sents))
 
@@ -98,7 +97,7 @@ def encode_added(final: Extraction, first: Extraction) -> str | None:
 
 def decode_added(value: str) -> tuple[DocEntity, ...]:
     """The entities :func:`encode_added` wrote."""
-    return tuple(DocEntity(t, name, tuple(aliases), role, tuple(Mention(*m) for m in mentions))
+    return tuple(DocEntity(t, name, tuple(aliases), role, tuple(map(Mention._make, mentions)))
                  for t, name, aliases, role, mentions in json.loads(value))
 
 
