@@ -29,6 +29,18 @@ KIND_TYPE = {"paper": "Paper", "method": "Method", "task": "Task", "dataset": "D
              "repository": "CodeRepository", "venue": "Venue"}
 
 
+def edge_count(G: nx.MultiDiGraph) -> int:
+    """``G.number_of_edges()``, counted from the adjacency dicts (networkx's degree view,
+    which that method walks, took 0.7 s over the 1.35M links of a 100k-paper graph).
+
+    >>> edge_count(nx.MultiDiGraph([("a", "b"), ("a", "b"), ("b", "c")]))
+    3
+    """
+    if not (G.is_directed() and G.is_multigraph()):  # an undirected adjacency holds each link twice
+        return G.number_of_edges()
+    return sum(len(keys) for nbrs in G._succ.values() for keys in nbrs.values())
+
+
 def node_type(G: nx.MultiDiGraph, n: str) -> str:
     return G.nodes[n]["type"]
 

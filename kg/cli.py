@@ -64,6 +64,7 @@ def cmd_build(args) -> int:
 
 
 def _build(args) -> int:
+    from .algorithms import edge_count
     from .outputs import Staging, rdf_formats, write_outputs
     from .extract import extract_records
     from .graph import build_graph
@@ -98,7 +99,7 @@ def _build(args) -> int:
         # the JSON Lines files need no graph: a forked child writes them while this process resolves
         staging.start(extractions, records)
         G = build_graph(resolve(records, extractions))
-        _log(args, f"resolve  {G.number_of_nodes()} nodes, {G.number_of_edges()} edges  {time.perf_counter() - t:.2f}s")
+        _log(args, f"resolve  {G.number_of_nodes()} nodes, {edge_count(G)} edges  {time.perf_counter() - t:.2f}s")
         t = time.perf_counter()
         timings: dict = {}
         stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records), records=records,

@@ -178,8 +178,9 @@ def _year(value, venue: str | None) -> int | None:
     return None
 
 
-def record_from_mapping(obj, path: Path, index: int, line: int) -> Record:
-    """A :class:`Record` from a JSON / CSV mapping, or an :class:`InputError`."""
+def record_from_mapping(obj, path: Path, index: int, line: int, source: str | None = None) -> Record:
+    """A :class:`Record` from a JSON / CSV mapping, or an :class:`InputError`. ``source``:
+    ``source_name(path)``, which a reader of many records passes once worked out."""
     if not isinstance(obj, dict):
         raise InputError(path, f"record {index} is not an object", line)
     abstract = _str(obj.get("abstract"))
@@ -194,7 +195,7 @@ def record_from_mapping(obj, path: Path, index: int, line: int) -> Record:
     return Record(
         doc=rid or f"{path.name}#{index}",
         abstract=" ".join(abstract.split()),
-        source=source_name(path),
+        source=source if source is not None else source_name(path),
         index=index,
         line=line,
         title=_str(obj.get("title")),
@@ -206,6 +207,7 @@ def record_from_mapping(obj, path: Path, index: int, line: int) -> Record:
 
 
 def read_jsonl(path: Path, text: str, on_error=None) -> list[Record]:
+    source = source_name(path)
     out = []
     index = 0
     for lineno, line in enumerate(text.split("\n"), start=1):
@@ -216,7 +218,7 @@ def read_jsonl(path: Path, text: str, on_error=None) -> list[Record]:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError(path, f"bad JSON: {exc.msg} (column {exc.colno})", lineno) from None
-            out.append(record_from_mapping(obj, path, index, lineno))
+            out.append(record_from_mapping(obj, path, index, lineno, source))
         except InputError as exc:
             if on_error is None:
                 raise
@@ -226,6 +228,7 @@ def read_jsonl(path: Path, text: str, on_error=None) -> list[Record]:
 
 
 def read_json(path: Path, text: str, on_error=None) -> list[Record]:
+    source = source_name(path)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -242,7 +245,7 @@ def read_json(path: Path, text: str, on_error=None) -> list[Record]:
     out = []
     for i, obj in enumerate(data):
         try:
-            out.append(record_from_mapping(obj, path, i, 0))
+            out.append(record_from_mapping(obj, path, i, 0, source))
         except InputError as exc:
             if on_error is None:
                 raise
@@ -251,6 +254,7 @@ def read_json(path: Path, text: str, on_error=None) -> list[Record]:
 
 
 def read_csv(path: Path, text: str, delimiter: str = ",", on_error=None) -> list[Record]:
+    source = source_name(path)
     reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
     fields = [f.strip().lower() for f in (reader.fieldnames or [])]
     if "abstract" not in fields:
@@ -261,7 +265,7 @@ def read_csv(path: Path, text: str, delimiter: str = ",", on_error=None) -> list
     try:
         for row in reader:
             try:
-                out.append(record_from_mapping(row, path, index, reader.line_num))
+                out.append(record_from_mapping(row, path, index, reader.line_num, source))
             except InputError as exc:
                 if on_error is None:
                     raise
@@ -340,6 +344,7 @@ def _bib_value(text: str, i: int) -> tuple[str, int]:
 
 def read_bibtex(path: Path, text: str, on_error=None) -> list[Record]:
     """BibTeX entries with an ``abstract`` field (others are skipped silently)."""
+    source = source_name(path)
     out = []
     for m in re.finditer(r"@(\w+)\s*\{\s*([^,\s]+)\s*,", text):
         kind, key = m.group(1).lower(), m.group(2)
@@ -367,7 +372,7 @@ def read_bibtex(path: Path, text: str, on_error=None) -> list[Record]:
             continue
         fields.setdefault("venue", fields.get("booktitle") or fields.get("journal"))
         fields.setdefault("code", fields.get("software", ""))
-        out.append(record_from_mapping(fields, path, len(out), line))
+        out.append(record_from_mapping(fields, path, len(out), line, source))
     return out
 
 
