@@ -187,9 +187,11 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 
         def delta_child(send) -> dict:
             """In a forked child, when the last build's state is usable: digest the units and,
-            if most are unchanged, write the blocks (mostly copied from the last build's files),
-            send what the parent needs of them (the store update starts on it), then take
-            :data:`JOBS` as the build process does. Else send the digests back for a full write."""
+            if most are unchanged, send the digests (the build process writes graph.json from
+            them), write the RDF blocks (mostly copied from the last build's files), send what
+            the parent needs of them (the store update starts on it, the state takes their
+            rows), then take :data:`JOBS` as the build process does. Else send the digests
+            back for a full write."""
             t = time.perf_counter()
             digests = unit_digests(G)
             blocks = Blocks(digests, sinks, old, outdir)
@@ -197,20 +199,16 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             if blocks.share_reusable() < DELTA_MIN_SHARE:
                 blocks.close()
                 return {"delta": False, "digests": digests, "digest": digest_seconds}
+            send({"digests": digests})
             t = time.perf_counter()
             n = write_rdf_files(blocks)
             rdf_seconds = time.perf_counter() - t
             # the store update starts on it, in the parent's reader thread (not between two views)
             send({"ranges": blocks.changed_ranges(), "triples": n}, now=True)
-            t = time.perf_counter()
-            write_json_file(blocks)
-            json_seconds = time.perf_counter() - t
-            write_build_state(blocks)  # here, where the units are: they would cost the parent seconds
             blocks.close()
             send({"delta": True, "reused": blocks.reused, "reused_papers": blocks.reused_papers,
                   "papers": sum(1 for u in digests if u.startswith("paper/")), "digested": len(digests),
-                  "digest": digest_seconds, "rdf": rdf_seconds, "graph.json": json_seconds,
-                  "state": time.perf_counter() - t - json_seconds})
+                  "digest": digest_seconds, "rdf": rdf_seconds, "units": blocks.units})
             drawn: dict = {}  # then the jobs the build process has not taken yet
             seconds = {"html": 0.0, "jsonl": 0.0}
             cards = CardCache(G)
@@ -228,25 +226,52 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             store["loader"] = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"],
                                            removed, nt_path, added)
 
+        child: dict = {}  # what the child sent of an incremental write: its digests, then its RDF blocks' rows
+
         def take(message: dict) -> None:
-            """A message of the child: all its blocks and the state are written, or most units
-            changed (write everything here), or the jobs it took are done. (Its store ranges
-            go to :func:`start_store_update` as they arrive.)"""
+            """A message of the child: its digests; its RDF blocks are written (their rows
+            for the state), or most units changed (write everything here); or the jobs it
+            took are done. (Its store ranges go to :func:`start_store_update` as they arrive.)"""
             if "views" in message:
                 drawn.update(message["views"])
                 for kind, seconds in message["seconds"].items():
                     timings[f"child:{kind}"] = seconds
                 return
+            if "digests" in message and "delta" not in message:
+                child["digests"] = message["digests"]
+                return
             timings["digest"] = message["digest"]
             if not message["delta"]:
                 full(message["digests"])
                 return
-            for sink in sinks.values():
-                sink.abort()  # this process's copies of the files the child wrote
+            for name, sink in sinks.items():
+                if name != "json":
+                    sink.abort()  # this process's copies of the files the child wrote
+            child["units"] = message["units"]
             counts.update(papers=message["papers"], units=message["digested"], reused=message["reused"],
-                          reused_papers=message["reused_papers"], state_written=True)
-            for part in ("rdf", "graph.json", "state"):
-                timings[f"child:{part}"] = message[part]
+                          reused_papers=message["reused_papers"])
+            timings["child:rdf"] = message["rdf"]
+
+        def json_and_state() -> None:
+            """In an incremental build, graph.json (from the child's digests: this process is
+            free once its views are drawn, the child copies gigabytes of RDF blocks), then,
+            with the child's rows of the RDF blocks, the build state."""
+            nonlocal blocks
+            while "digests" not in child and blocks is None:
+                take(writer.next())
+            if blocks is not None:  # written in full here (most units changed)
+                return
+            t = time.perf_counter()
+            blocks = Blocks(child["digests"], {"json": sinks["json"]}, old, outdir)
+            write_json_file(blocks)
+            timings["graph.json"] = time.perf_counter() - t
+            while "units" not in child:
+                take(writer.next())
+            t = time.perf_counter()
+            blocks.merge_rows(child.pop("units"))
+            write_build_state(blocks)
+            counts["state_written"] = True
+            timings["build-state"] = time.perf_counter() - t
 
         drawn: dict[str, tuple] = {}  # view -> its row of the index page
         # the views and JSON Lines files, each made by whichever process is free first
@@ -256,7 +281,9 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             # but the Python between the copies, in a thread, fought the views for the GIL
             # (100k: 13 s alone, 35 s next to them). A forked child has a GIL of its own; it
             # also digests the units (its pages are copied as it reads them: memory shared
-            # only in part), then takes jobs as this process does.
+            # only in part), then takes jobs as this process does. This process writes
+            # graph.json and the state once its views are drawn (100k + 1%: the child's
+            # copying ran 8 s past them when it wrote both).
             writer = _Forked(delta_child, on_now=start_store_update)
         else:
             digests = unit_digests(G)
@@ -271,6 +298,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             drawn.update(rows)
             lap(kind)
         if writer is not None:
+            json_and_state()
+            lap("json-state")
             while not writer.done:
                 take(writer.next())
             writer = None

@@ -305,6 +305,19 @@ class Blocks:
         i = COLUMN[slot]
         row[i], row[i + 1] = start, sink.pos
 
+    def merge_rows(self, rdf_units: dict[str, list]) -> None:
+        """This build's rows: those of its RDF pass, made by another process
+        (``rdf_units``), with the graph.json slots of this one's."""
+        columns = [COLUMN[slot] for slot in SLOTS if slot.startswith("json.")]
+        for unit, row in self.units.items():
+            other = rdf_units.get(unit)
+            if other is None:
+                rdf_units[unit] = row
+                continue
+            for i in columns:
+                other[i], other[i + 1] = row[i], row[i + 1]
+        self.units = rdf_units
+
     # -- what changed (for the store)
     def changed_ranges(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """(ranges of the old graph.nt to remove from the store, ranges of the new one to add):
