@@ -60,7 +60,7 @@ def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, f
     """Wall time, stage seconds (from the build's log) and the child's peak RSS (MB)."""
     # as the `kg` program (kg.cli.run) ends a build: flush, then os._exit
     code = ("import os, resource, sys; sys.argv = ['kg'] + sys.argv[1:]; "
-            "from kg.cli import main; rc = main(sys.argv[1:]); "
+            "import kg.cli; kg.cli._ENDING = True; from kg.cli import main; rc = main(sys.argv[1:]); "
             "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
             "sys.stdout.flush(); sys.stderr.flush(); os._exit(rc)")
     t = time.perf_counter()

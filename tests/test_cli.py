@@ -92,3 +92,26 @@ def test_build_freezes_what_its_stages_made_and_undoes_it_after(tmp_path):
     good.write_text('{"id": "a", "abstract": "We propose ZetaNet for image classification."}\n')
     assert main(["build", str(good), "--out", str(tmp_path / "out"), "--no-cache", "-q"]) == 0
     assert gc.get_freeze_count() == 0 and not _gc._FREEZE  # a caller that goes on gets its collector back
+
+
+def test_the_kg_program_leaves_a_build_to_the_os_and_a_caller_gets_it_freed(tmp_path, monkeypatch):
+    """``kg build`` as a program (kg.cli.run, which ends with os._exit) keeps the graph
+    from being freed object by object as the build returns; called from Python, nothing
+    is kept."""
+    import kg.cli
+
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"id": "a", "abstract": "We propose ZetaNet for image classification."}\n')
+    monkeypatch.setattr(kg.cli, "_LEFT_TO_THE_OS", [])
+    assert main(["build", str(good), "--out", str(tmp_path / "a"), "--no-cache", "-q"]) == 0
+    assert kg.cli._LEFT_TO_THE_OS == []
+    monkeypatch.setattr(kg.cli, "_ENDING", True)
+    assert main(["build", str(good), "--out", str(tmp_path / "b"), "--no-cache", "-q"]) == 0
+    (left,) = kg.cli._LEFT_TO_THE_OS
+    records, extractions, G = left
+    assert [r.doc for r in records] == ["a"] and "paper/" in next(iter(G.nodes))
+    # the program itself: a build that exits 0 and writes its outputs
+    r = subprocess.run([sys.executable, "-c", "import sys; sys.argv = ['kg'] + sys.argv[1:]; "
+                        "from kg.cli import run; run()", "build", str(good), "--out", str(tmp_path / "c"),
+                        "--no-cache", "-q"], capture_output=True, text=True)
+    assert r.returncode == 0 and (tmp_path / "c" / "graph.nt").stat().st_size > 0, r.stderr
