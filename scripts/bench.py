@@ -57,16 +57,21 @@ def child_rss_mb() -> float:
 
 
 def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, float]:
-    """Wall time, stage seconds (from the build's log) and the child's peak RSS (MB)."""
+    """Wall time, stage seconds (from the build's log, and the CPU seconds of the build's
+    processes: ``cpu:user``, ``cpu:system``) and the child's peak RSS (MB)."""
     # as the `kg` program (kg.cli.run) ends a build: flush, then os._exit
     code = ("import os, resource, sys; sys.argv = ['kg'] + sys.argv[1:]; "
             "import kg.cli; kg.cli._ENDING = True; from kg.cli import main; rc = main(sys.argv[1:]); "
             "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
             "sys.stdout.flush(); sys.stderr.flush(); os._exit(rc)")
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     r = subprocess.run([PY, "-c", code, "build", *map(str, inputs), "--out", str(out), *extra],
                        capture_output=True, text=True)
     wall = time.perf_counter() - t
+    # CPU time of the build and every process it forked and reaped (workers, writers)
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = {"cpu:user": now.ru_utime - used.ru_utime, "cpu:system": now.ru_stime - used.ru_stime}
     if r.returncode != 0:
         raise SystemExit(f"kg build failed:\n{r.stderr[-2000:]}")
     stages = {}
@@ -84,6 +89,7 @@ def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, f
             stages[f"write:{k}"] = float(v.rstrip("s"))
         stages["triples"] = int(m.group(1))
     rss = int(re.search(r"PEAK_RSS_KB (\d+)", r.stderr).group(1)) / 1024
+    stages.update(cpu)
     return wall, stages, rss
 
 
