@@ -125,6 +125,19 @@ def file_check(path: Path) -> list:
     return [size, h.hexdigest()]
 
 
+def _drop_cached(fd: int, start: int, end: int) -> None:
+    """Tells the kernel that bytes ``start``-``end`` of the old file ``fd``, just
+    copied, will not be read again (the old files are removed once the new ones are
+    in place): their memory goes to the pages of the new file instead of pushing
+    other cached files out. A 100k +1% rebuild copies 5.5 GB; on this benchmark
+    machine (a virtual machine that hands freed memory back to its host) copying it
+    took 7.2 s of kernel time with the old pages kept, 1.3 s with them dropped."""
+    try:
+        os.posix_fadvise(fd, start, end - start, os.POSIX_FADV_DONTNEED)
+    except (AttributeError, OSError):  # no posix_fadvise here (macOS, Windows): only a hint
+        pass
+
+
 class Sink:
     """A binary output file written as text (UTF-8) or by copying byte ranges of
     other files; ``pos`` is the number of bytes written so far. Adjacent copies from
@@ -168,6 +181,7 @@ class Sink:
         src, start, end = self.copying
         self.copying = None
         self._write_parts()
+        first = start
         while start < end:
             try:
                 done = os.copy_file_range(src, self.fd, end - start, start)
@@ -176,6 +190,7 @@ class Sink:
             if done <= 0:
                 raise OSError(f"could not copy bytes {start}-{end} of a previous output file")
             start += done
+        _drop_cached(src, first, end)
         if self.on_flush is not None:
             self.on_flush(self.pos)
 
