@@ -89,6 +89,18 @@ def test_incremental_build_equals_a_full_build(tmp_path, seed):
     assert 0 < papers < len(after) and 0 < entities < total
 
 
+def test_without_posix_fadvise_a_rebuild_still_equals_a_full_build(tmp_path, monkeypatch):
+    # macOS and Windows have no posix_fadvise: the copied blocks' pages are then left cached
+    monkeypatch.delattr(os, "posix_fadvise", raising=False)
+    records = corpus(40, 5)
+    inc, full = tmp_path / "inc", tmp_path / "full"
+    build(records[:30], inc)
+    said = build(records, inc)
+    build(records, full, reuse=False)
+    assert reused(said)[0] > 0, said  # blocks were copied
+    assert files(inc) == files(full)
+
+
 def test_a_rebuild_of_the_same_input_copies_every_paper(tmp_path):
     records = corpus(40, 7)
     build(records, tmp_path / "out")
