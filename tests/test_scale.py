@@ -1,4 +1,5 @@
 """Parallel extraction and the extraction cache give the same results as a plain run."""
+from kg import extract
 from kg.extract import extract_records
 from kg.extract.cache import ExtractionCache, fingerprint, text_key
 from kg.ingest import read_records, sample_paths
@@ -11,7 +12,8 @@ def corpus(n: int):
             for i in range(n)]
 
 
-def test_two_workers_give_the_same_extractions():
+def test_two_workers_give_the_same_extractions(monkeypatch):
+    monkeypatch.setattr(extract, "SECOND_PASS_POOL_MIN", 200)  # the corpus-name pass in the workers too
     recs = corpus(260)
     one = list(extract_records(recs, workers=1))
     two = list(extract_records(recs, workers=2))
@@ -60,7 +62,8 @@ def test_corpus_name_pass_reuses_stored_results_that_still_hold(tmp_path):
     cache.close()
 
 
-def test_corpus_name_pass_with_a_cache_in_two_workers(tmp_path):
+def test_corpus_name_pass_with_a_cache_in_two_workers(tmp_path, monkeypatch):
+    monkeypatch.setattr(extract, "SECOND_PASS_POOL_MIN", 200)
     cache = ExtractionCache(tmp_path)
     base = corpus(230) + [_using(i, "ZorbNet") for i in range(3)]
     grown = base + [_defining(2, "ZorbNet")]
