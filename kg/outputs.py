@@ -266,8 +266,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         def json_and_state() -> None:
             """In an incremental build, graph.json (from the child's digests: this process is
             free once its views are drawn, the child copies gigabytes of RDF blocks), then
-            the child's rows of the RDF blocks joined with its own and, if the JSON Lines files
-            are not left to the jobs (their rows), the build state."""
+            the child's rows of the RDF blocks joined with its own, for the build state."""
             nonlocal blocks
             while "digests" not in child and blocks is None:
                 take(writer.next())
@@ -280,12 +279,6 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             while "units" not in child:
                 take(writer.next())
             blocks.merge_rows(child.pop("units"))
-            if set(JSONL_FILES) <= set(staging.started):  # no JSON Lines job left: the state can be written
-                t = time.perf_counter()
-                timings.update(staging.wait())
-                write_build_state(blocks)
-                counts["state_written"] = True
-                timings["build-state"] = time.perf_counter() - t
 
         drawn: dict[str, tuple] = {}  # view -> its row of the index page
         lines: dict[str, list] = {}  # JSON Lines file written as a job -> its rows (see write_jsonl)
@@ -328,8 +321,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (tmp / "index.html").write_text(_index_html(stats, views, [RDF_FORMATS[f] for f in formats]),
                                         encoding="utf-8")
-        if not counts.get("state_written"):
-            write_build_state(blocks)  # after the JSON Lines files (their rows), wherever they were written
+        write_build_state(blocks)  # after the JSON Lines files (their rows), wherever they were written
         lap("state")
         loader = store["loader"]
         loader.close()
