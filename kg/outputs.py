@@ -456,41 +456,34 @@ class Staging:
         """Write ``extractions.jsonl`` and ``records.jsonl``, now. With ``reuse``, if the last
         build's ``extractions.jsonl`` holds most of the lines, here: its lines copied by the
         kernel, the others written (100k + 1%: about a second), and ``records.jsonl`` too if
-        the same holds for it (judged on a sample of up to 1,000 records), else in a forked
-        child (the records changed: another file name, say). Otherwise both in the child,
-        beside the resolution."""
+        the same holds for it, else it is left to :func:`write_outputs` (its records changed:
+        another file name, say; it is the small one, and touches no extraction). Otherwise
+        both in a forked child, beside the resolution."""
+        tmp = self.tmp
         t = time.perf_counter()
         old = old_lines(self.outdir) if reuse else {}
-        name, rest = JSONL_FILES
         if old:
+            name = "extractions.jsonl"
             digests = line_digests(name, extractions, records)
             if _mostly_kept(digests, old.get(name)):
-                self.started = JSONL_FILES
+                self.started = (name,)
                 self.rows[name] = self._copy(name, extractions, records, digests, old[name])
-                sample = records[::max(1, len(records) // 1000)] if records else records
-                digests = line_digests(rest, extractions, records) if \
-                    _mostly_kept(line_digests(rest, extractions, sample), old.get(rest)) else None
-                if digests is not None:
-                    self.rows[rest] = self._copy(rest, extractions, records, digests, old[rest])
-                elif records:
-                    self._fork((rest,), extractions, records)
+                name = "records.jsonl"
+                digests = line_digests(name, extractions, records)
+                if digests is not None and _mostly_kept(digests, old.get(name)):
+                    self.started += (name,)
+                    self.rows[name] = self._copy(name, extractions, records, digests, old[name])
                 self._timings = {"early:jsonl": time.perf_counter() - t}
                 return
         self.started = JSONL_FILES
-        self._fork(JSONL_FILES, extractions, records)
-
-    def _fork(self, names: tuple[str, ...], extractions, records) -> None:
-        """Write the JSON Lines files ``names`` in a forked child, now."""
-        tmp = self.tmp
 
         def child(send) -> tuple[float, dict]:
-            # Forked: the files (400 MB at 100k papers) are written beside the resolution. But a
-            # child writing extractions.jsonl touches every extraction, so their pages are copied
-            # on both sides: 100k papers, resolution 15-18 s alone, 21-24 s beside it; hence the
-            # copying in start.
+            # Forked: the two files (400 MB at 100k papers) are written beside the resolution. The
+            # child touches every extraction, so their pages are copied on both sides: 100k
+            # papers, resolution 15-18 s alone, 21-24 s beside it; hence the copying above.
             t = time.perf_counter()
             rows = {}
-            for name in names:
+            for name in JSONL_FILES:
                 r = write_jsonl(tmp, name, extractions, records)
                 if r is not None:
                     rows[name] = r
@@ -512,9 +505,8 @@ class Staging:
         returns the seconds they took, as timings."""
         if self._child is not None:
             child, self._child = self._child, None
-            seconds, rows = child.next()
-            self.rows.update(rows)
-            self._timings["early:jsonl"] = self._timings.get("early:jsonl", 0.0) + seconds
+            seconds, self.rows = child.next()
+            self._timings = {"early:jsonl": seconds}
         return self._timings
 
     def abort(self) -> None:
