@@ -453,29 +453,28 @@ class Staging:
         self._timings: dict = {}
 
     def start(self, extractions: list[Extraction], records, reuse: bool = True) -> None:
-        """Write ``extractions.jsonl`` and ``records.jsonl``, now. With ``reuse``, if the last
-        build's ``extractions.jsonl`` holds most of the lines, here: its lines copied by the
-        kernel, the others written (100k + 1%: about a second), and ``records.jsonl`` too if
-        the same holds for it, else it is left to :func:`write_outputs` (its records changed:
-        another file name, say; it is the small one, and touches no extraction). Otherwise
-        both in a forked child, beside the resolution."""
+        """Write ``extractions.jsonl`` and ``records.jsonl``, now: here, if ``reuse`` and the
+        last build's files hold most of their lines (copied by the kernel, the others
+        written: 100k + 1%, about a second), else in a forked child."""
         tmp = self.tmp
+        self.started = JSONL_FILES
         t = time.perf_counter()
         old = old_lines(self.outdir) if reuse else {}
         if old:
-            name = "extractions.jsonl"
-            digests = line_digests(name, extractions, records)
-            if _mostly_kept(digests, old.get(name)):
-                self.started = (name,)
-                self.rows[name] = self._copy(name, extractions, records, digests, old[name])
-                name = "records.jsonl"
-                digests = line_digests(name, extractions, records)
-                if digests is not None and _mostly_kept(digests, old.get(name)):
-                    self.started += (name,)
-                    self.rows[name] = self._copy(name, extractions, records, digests, old[name])
+            digests = {name: line_digests(name, extractions, records) for name in JSONL_FILES}
+            if _mostly_kept(digests, old):
+                self.copied = sum(d in old[name] for name in JSONL_FILES for d in digests[name] or ())
+                for name in JSONL_FILES:
+                    if digests[name] is None:  # records.jsonl without records (no file), or not digested
+                        write_jsonl(tmp, name, extractions, records)
+                        continue
+                    fd = os.open(self.outdir / name, os.O_RDONLY)
+                    try:
+                        self.rows[name] = write_jsonl(tmp, name, extractions, records, (fd, old[name]), digests[name])
+                    finally:
+                        os.close(fd)
                 self._timings = {"early:jsonl": time.perf_counter() - t}
                 return
-        self.started = JSONL_FILES
 
         def child(send) -> tuple[float, dict]:
             # Forked: the two files (400 MB at 100k papers) are written beside the resolution. The
@@ -490,15 +489,6 @@ class Staging:
             return time.perf_counter() - t, rows
 
         self._child = _Forked(child)
-
-    def _copy(self, name: str, extractions, records, digests: list[str], spans: dict) -> list:
-        """``name`` written here, the lines the last build's file holds (``spans``) copied from it; its rows."""
-        self.copied += sum(d in spans for d in digests)
-        fd = os.open(self.outdir / name, os.O_RDONLY)
-        try:
-            return write_jsonl(self.tmp, name, extractions, records, (fd, spans), digests)
-        finally:
-            os.close(fd)
 
     def wait(self) -> dict:
         """Wait for the files :meth:`start` began (raising the child's error, if any);
@@ -524,19 +514,25 @@ class Staging:
             self.abort()
 
 
-def _mostly_kept(digests: list[str] | None, spans: dict | None) -> bool:
-    """True if the lines of a JSON Lines file to write (their ``digests``: see
-    :func:`line_digests`) are at least :data:`~kg.reuse.DELTA_MIN_SHARE` in the last
-    build's (``spans``, digest -> byte range: see :func:`kg.reuse.old_lines`).
+def _mostly_kept(digests: dict[str, list | None], old: dict[str, dict]) -> bool:
+    """True if the last build's JSON Lines files (``old``: see :func:`kg.reuse.old_lines`)
+    hold at least :data:`~kg.reuse.DELTA_MIN_SHARE` of the lines of each file to write
+    (``digests``: see :func:`line_digests`; ``records.jsonl`` may have none: no file).
 
-    >>> _mostly_kept(["a", "b"], {"a": (0, 9)}), _mostly_kept(["a", "b", "c"], {"a": (0, 9)})
-    (True, False)
-    >>> _mostly_kept(None, {"a": (0, 9)}), _mostly_kept(["a"], None)
-    (False, False)
+    >>> _mostly_kept({"extractions.jsonl": ["a", "b"], "records.jsonl": None}, {"extractions.jsonl": {"a": (0, 9)}})
+    True
+    >>> _mostly_kept({"extractions.jsonl": None, "records.jsonl": None}, {"extractions.jsonl": {}})
+    False
     """
-    if digests is None or spans is None:
+    if digests.get("extractions.jsonl") is None:
         return False
-    return sum(d in spans for d in digests) >= DELTA_MIN_SHARE * len(digests)
+    for name, ds in digests.items():
+        if ds is None:
+            continue
+        spans = old.get(name)
+        if spans is None or (ds and sum(d in spans for d in ds) < DELTA_MIN_SHARE * len(ds)):
+            return False
+    return True
 
 
 #: What is left once the graph is built, besides the blocks and the store: the views and the

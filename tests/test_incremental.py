@@ -345,21 +345,3 @@ def test_a_rebuild_copies_the_unchanged_json_lines_and_a_changed_file_is_written
         assert (copied == 0) if damaged else (75 <= copied <= 100), copied
         assert files(inc) == files(tmp_path / "full")
         assert triples(inc) == triples(tmp_path / "full")
-
-
-def test_a_rebuild_from_another_file_copies_the_extractions_lines_and_writes_the_records_anew(tmp_path):
-    import dataclasses
-
-    records = corpus(60, 11)
-    moved = [dataclasses.replace(r, source="other.jsonl") for r in records]  # every records.jsonl line changes
-    build(moved, tmp_path / "full", reuse=False)
-    inc = tmp_path / "inc"
-    build(records[:50], inc, staged=True)
-    extractions = list(extract_records(moved))
-    with Staging(inc) as staging:
-        staging.start(extractions, moved)
-        started, copied = staging.started, staging.copied
-        write_outputs(build_graph(resolve(moved, extractions)), extractions, inc, n_records=len(moved),
-                      records=moved, staging=staging)
-    assert started == ("extractions.jsonl",) and 25 <= copied <= 50, (started, copied)
-    assert files(inc) == files(tmp_path / "full")
