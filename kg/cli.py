@@ -105,7 +105,7 @@ def _build(args) -> int:
     t = time.perf_counter()
     with Staging(args.out) as staging:
         # the JSON Lines files need no graph: a forked child writes them while this process resolves
-        staging.start(extractions, records, reuse=not args.no_cache)
+        staging.start(extractions, records)
         G = build_graph(resolve(records, extractions))
         _log(args, f"resolve  {G.number_of_nodes()} nodes, {edge_count(G)} edges  {time.perf_counter() - t:.2f}s")
         t = time.perf_counter()

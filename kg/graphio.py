@@ -15,7 +15,7 @@ import json
 
 import networkx as nx
 
-from .model import Extraction, Mention, Record
+from .model import Mention, Record
 
 FORMAT = "abstract-kg/graph@1"
 
@@ -92,26 +92,11 @@ def graph_from_json(text: str) -> nx.MultiDiGraph:
     return G
 
 
-#: A record's fields, in declaration order.
-RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(Record))
-
-
-_ENCODE_UNSORTED = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
-
-
-def extraction_line(e: Extraction) -> str:
-    """One record's line of ``extractions.jsonl`` (the ``kg extract`` JSON object)."""
-    return _ENCODE_UNSORTED(e.to_json()) + "\n"
-
-
-def record_line(r: Record) -> str:
-    """One record's line of ``records.jsonl``."""
-    return _ENCODE({k: getattr(r, k) for k in RECORD_FIELDS}) + "\n"
-
-
 def records_to_jsonl(records) -> str:
     """The input records, one JSON object a line (``records.jsonl`` of a build)."""
-    return "".join(map(record_line, records))
+    names = [f.name for f in dataclasses.fields(Record)]
+    return "".join(_ENCODE({k: getattr(r, k) for k in names}) + "\n"
+                   for r in records)
 
 
 def records_from_jsonl(path) -> list:

@@ -12,7 +12,7 @@ their fields, as the dataclasses did.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -88,19 +88,12 @@ class DocEntity(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Extraction:
-    """What extraction found in one record (the ``kg extract`` JSON object).
-
-    ``origin`` (not compared) is a digest of what :func:`kg.extract.extract_records`
-    made it from: the text, its title's length, the extraction code and what the
-    corpus-name pass added. Equal origins mean equal extractions, so a build copies
-    the record's line of ``extractions.jsonl`` from the last one; empty when unknown
-    (an extraction made by hand)."""
+    """What extraction found in one record (the ``kg extract`` JSON object)."""
 
     doc: str
     entities: tuple[DocEntity, ...] = ()
     github: tuple[str, ...] = ()
     mentions: tuple[Mention, ...] = ()
-    origin: str = field(default="", compare=False)
 
     def of(self, type_: str, role: str | None = None) -> list[DocEntity]:
         return [e for e in self.entities if e.type == type_ and (role is None or e.role == role)]

@@ -7,14 +7,12 @@ the previous outputs stay intact until the new ones are complete.
 from __future__ import annotations
 
 import json
-import marshal
 import os
 import shutil
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable
-from operator import attrgetter
 from pathlib import Path
 
 import networkx as nx
@@ -25,10 +23,9 @@ from .extract import PIPELINE_VERSION
 from .model import Extraction
 from .namespace import DEFAULT_BASE
 from .rdf import jsonld_context, write_rdf
-from .reuse import (DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, digest_bytes, file_check, forget_state, old_lines,
-                    read_state, unit_digests, write_state)
+from .reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, read_state, unit_digests, write_state
 from .store import STORE_DIR, StoreLoader, StoreUpdater
-from .graphio import RECORD_FIELDS, extraction_line, record_line, write_graph_json
+from .graphio import records_to_jsonl, write_graph_json
 from .views import VIEWS
 from .viz import CardCache, build_view, render_html
 
@@ -68,8 +65,9 @@ def graph_stats(G: nx.MultiDiGraph, n_records: int | None = None) -> dict:
 
 def write_extractions(fh, extractions: Iterable[Extraction]) -> None:
     """The ``kg extract`` JSON Lines, one object a record."""
+    encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
     for e in extractions:
-        fh.write(extraction_line(e))
+        fh.write(encode(e.to_json()) + "\n")
 
 
 def extractions_jsonl(extractions: Iterable[Extraction]) -> str:
@@ -159,23 +157,15 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             sinks["json"].close()
 
         def write_build_state(blocks: Blocks) -> None:
-            """The state the next build reuses blocks and lines from, with checks of the files it describes."""
+            """The state the next build reuses blocks from, with checks of the files it describes."""
             names = sorted({RDF_FORMATS[f] for f in formats} | {"graph.json"})
-            state = blocks.state(base, {name: file_check(tmp / name) for name in names})
-            kept = {**staging.rows, **lines}
-            if kept:
-                state["lines"] = kept
-                state["files"].update({name: file_check(tmp / name) for name in kept})
-            write_state(tmp / STATE_FILE, state)
+            write_state(tmp / STATE_FILE, blocks.state(base, {name: file_check(tmp / name) for name in names}))
 
         def run_job(job: str, cards: dict) -> tuple[str, dict]:
-            """One of the :data:`JOBS`: ("html", the view's row of the index page) or ("jsonl", {})
-            (the file's rows for the state go into ``lines``)."""
+            """One of the :data:`JOBS`: ("html", the view's row of the index page) or ("jsonl", {})."""
             if job in VIEWS:
                 return "html", {job: draw_view(G, tmp, job, cards)}
-            rows = write_jsonl(tmp, job, extractions, records)
-            if rows is not None:
-                lines[job] = rows
+            write_jsonl(tmp, job, extractions, records)
             return "jsonl", {}
 
         def full(digests: dict[str, str]) -> None:
@@ -227,7 +217,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                 kind, rows = run_job(job, cards)
                 drawn.update(rows)
                 seconds[kind] += time.perf_counter() - t
-            return {"views": drawn, "seconds": seconds, "lines": lines}
+            return {"views": drawn, "seconds": seconds}
 
         def start_store_update(message: dict) -> None:
             """The store of this build from the last one's, once the child's RDF files are written."""
@@ -244,7 +234,6 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             took are done. (Its store ranges go to :func:`start_store_update` as they arrive.)"""
             if "views" in message:
                 drawn.update(message["views"])
-                lines.update(message["lines"])
                 for kind, seconds in message["seconds"].items():
                     timings[f"child:{kind}"] = seconds
                 return
@@ -265,8 +254,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 
         def json_and_state() -> None:
             """In an incremental build, graph.json (from the child's digests: this process is
-            free once its views are drawn, the child copies gigabytes of RDF blocks), then
-            the child's rows of the RDF blocks joined with its own, for the build state."""
+            free once its views are drawn, the child copies gigabytes of RDF blocks), then,
+            with the child's rows of the RDF blocks, the build state."""
             nonlocal blocks
             while "digests" not in child and blocks is None:
                 take(writer.next())
@@ -278,10 +267,13 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             timings["graph.json"] = time.perf_counter() - t
             while "units" not in child:
                 take(writer.next())
+            t = time.perf_counter()
             blocks.merge_rows(child.pop("units"))
+            write_build_state(blocks)
+            counts["state_written"] = True
+            timings["build-state"] = time.perf_counter() - t
 
         drawn: dict[str, tuple] = {}  # view -> its row of the index page
-        lines: dict[str, list] = {}  # JSON Lines file written as a job -> its rows (see write_jsonl)
         # the views and JSON Lines files, each made by whichever process is free first
         queue = _Shared([job for job in JOBS if job not in staging.started])
         if old is not None:
@@ -321,7 +313,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (tmp / "index.html").write_text(_index_html(stats, views, [RDF_FORMATS[f] for f in formats]),
                                         encoding="utf-8")
-        write_build_state(blocks)  # after the JSON Lines files (their rows), wherever they were written
+        if not counts.get("state_written"):
+            write_build_state(blocks)
         lap("state")
         loader = store["loader"]
         loader.close()
@@ -344,7 +337,6 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         queue.close()
         _swap(tmp, outdir)
     except BaseException:
-        forget_state()
         if writer is not None:
             writer.kill()
         if queue is not None:
@@ -357,67 +349,18 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             store["loader"].abort()  # never delete files under a running loader
         staging.abort()
         raise
-    forget_state()
     return stats
 
 
-#: The JSON Lines files of a build: a line a record.
-JSONL_FILES = ("extractions.jsonl", "records.jsonl")
-
-
-def line_digests(name: str, extractions: list[Extraction], records) -> list[str] | None:
-    """A digest of each line of the JSON Lines file ``name``, from what the line is
-    written from: the record's id and its extraction's origin (``extractions.jsonl``), the
-    record's fields (``records.jsonl``). None where a line has none (an extraction made by
-    hand, a field marshal cannot write) or there is no file (``records.jsonl`` without records)."""
-    if name == "extractions.jsonl":
-        if not all(e.origin for e in extractions):
-            return None
-        return [digest_bytes(f"{e.doc}\x00{e.origin}".encode("utf-8")) for e in extractions]
-    if not records:
-        return None
-    fields, dumps = attrgetter(*RECORD_FIELDS), marshal.dumps
-    try:
-        # marshal format 2: no back-references, so the bytes depend on the values only
-        return [digest_bytes(dumps(fields(r), 2)) for r in records]
-    except ValueError:
-        return None
-
-
-def write_jsonl(folder: Path, name: str, extractions: list[Extraction], records, old=None,
-                digests: list[str] | None = None) -> list | None:
+def write_jsonl(folder: Path, name: str, extractions: list[Extraction], records) -> None:
     """``extractions.jsonl`` (the ``kg extract`` lines) or ``records.jsonl`` (nothing
-    without ``records``) into ``folder``. Returns the file's rows for the build state,
-    [digest, start, end] a line (None if its lines have no :func:`line_digests`).
-    ``old``, (an open file of the last build's, {digest: (start, end)} of its lines),
-    has the lines whose digest it holds copied from that file, not written again."""
-    if name == "records.jsonl" and not records:
-        return None
-    items, line = (extractions, extraction_line) if name == "extractions.jsonl" else (records, record_line)
-    if digests is None:
-        digests = line_digests(name, extractions, records)
-    sink = Sink(folder / name)
-    try:
-        if digests is None:
-            for item in items:
-                sink.write(line(item))
-            sink.close()
-            return None
-        fd, spans = old if old is not None else (-1, {})
-        rows = []
-        for item, digest in zip(items, digests):
-            start = sink.pos
-            span = spans.get(digest)
-            if span is not None:
-                sink.copy(fd, *span)
-            else:
-                sink.write(line(item))
-            rows.append([digest, start, sink.pos])
-        sink.close()
-        return rows
-    except BaseException:
-        sink.abort()
-        raise
+    without ``records``) into ``folder``."""
+    if name == "extractions.jsonl":
+        with open(folder / name, "w", encoding="utf-8", newline="\n") as fh:
+            write_extractions(fh, extractions)
+    elif records:
+        with open(folder / name, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(records_to_jsonl(records))
 
 
 class Staging:
@@ -447,57 +390,28 @@ class Staging:
         os.umask(umask)
         os.chmod(self.tmp, 0o777 & ~umask)
         self.started: tuple[str, ...] = ()
-        self.rows: dict[str, list] = {}  # JSON Lines file -> its rows for the build state (see write_jsonl)
-        self.copied = 0  # lines of the JSON Lines files copied from the last build's
         self._child: _Forked | None = None
-        self._timings: dict = {}
 
-    def start(self, extractions: list[Extraction], records, reuse: bool = True) -> None:
-        """Write ``extractions.jsonl`` and ``records.jsonl``, now: here, if ``reuse`` and the
-        last build's files hold most of their lines (copied by the kernel, the others
-        written: 100k + 1%, about a second), else in a forked child."""
+    def start(self, extractions: list[Extraction], records) -> None:
+        """Write ``extractions.jsonl`` and ``records.jsonl`` in a forked child, now."""
         tmp = self.tmp
-        self.started = JSONL_FILES
-        t = time.perf_counter()
-        old = old_lines(self.outdir) if reuse else {}
-        if old:
-            digests = {name: line_digests(name, extractions, records) for name in JSONL_FILES}
-            if _mostly_kept(digests, old):
-                self.copied = sum(d in old[name] for name in JSONL_FILES for d in digests[name] or ())
-                for name in JSONL_FILES:
-                    if digests[name] is None:  # records.jsonl without records (no file), or not digested
-                        write_jsonl(tmp, name, extractions, records)
-                        continue
-                    fd = os.open(self.outdir / name, os.O_RDONLY)
-                    try:
-                        self.rows[name] = write_jsonl(tmp, name, extractions, records, (fd, old[name]), digests[name])
-                    finally:
-                        os.close(fd)
-                self._timings = {"early:jsonl": time.perf_counter() - t}
-                return
 
-        def child(send) -> tuple[float, dict]:
-            # Forked: the two files (400 MB at 100k papers) are written beside the resolution. The
-            # child touches every extraction, so their pages are copied on both sides: 100k
-            # papers, resolution 15-18 s alone, 21-24 s beside it; hence the copying above.
+        def child(send) -> float:
             t = time.perf_counter()
-            rows = {}
-            for name in JSONL_FILES:
-                r = write_jsonl(tmp, name, extractions, records)
-                if r is not None:
-                    rows[name] = r
-            return time.perf_counter() - t, rows
+            for name in ("extractions.jsonl", "records.jsonl"):
+                write_jsonl(tmp, name, extractions, records)
+            return time.perf_counter() - t
 
+        self.started = ("extractions.jsonl", "records.jsonl")
         self._child = _Forked(child)
 
     def wait(self) -> dict:
         """Wait for the files :meth:`start` began (raising the child's error, if any);
         returns the seconds they took, as timings."""
-        if self._child is not None:
-            child, self._child = self._child, None
-            seconds, self.rows = child.next()
-            self._timings = {"early:jsonl": seconds}
-        return self._timings
+        if self._child is None:
+            return {}
+        child, self._child = self._child, None
+        return {"early:jsonl": child.next()}
 
     def abort(self) -> None:
         """Stop the child and remove the folder (a failed build)."""
@@ -512,27 +426,6 @@ class Staging:
     def __exit__(self, kind, value, tb) -> None:
         if kind is not None:
             self.abort()
-
-
-def _mostly_kept(digests: dict[str, list | None], old: dict[str, dict]) -> bool:
-    """True if the last build's JSON Lines files (``old``: see :func:`kg.reuse.old_lines`)
-    hold at least :data:`~kg.reuse.DELTA_MIN_SHARE` of the lines of each file to write
-    (``digests``: see :func:`line_digests`; ``records.jsonl`` may have none: no file).
-
-    >>> _mostly_kept({"extractions.jsonl": ["a", "b"], "records.jsonl": None}, {"extractions.jsonl": {"a": (0, 9)}})
-    True
-    >>> _mostly_kept({"extractions.jsonl": None, "records.jsonl": None}, {"extractions.jsonl": {}})
-    False
-    """
-    if digests.get("extractions.jsonl") is None:
-        return False
-    for name, ds in digests.items():
-        if ds is None:
-            continue
-        spans = old.get(name)
-        if spans is None or (ds and sum(d in spans for d in ds) < DELTA_MIN_SHARE * len(ds)):
-            return False
-    return True
 
 
 #: What is left once the graph is built, besides the blocks and the store: the views and the

@@ -35,7 +35,7 @@ from .extract import PIPELINE_VERSION
 from .model import mention_fields
 
 STATE_FILE = "build-state.json"
-STATE_FORMAT = 2
+STATE_FORMAT = 1
 #: Where a unit's blocks are: the RDF files and the two sections of graph.json.
 SLOTS = ("nt", "ttl", "jsonld", "json.nodes", "json.links")
 #: The column of a slot's start in a unit's row ([digest, triples, start, end, start, end, ...]).
@@ -56,7 +56,7 @@ def code_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
-def digest_bytes(data: bytes) -> str:
+def _digest_bytes(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
@@ -105,7 +105,7 @@ def unit_digests(G) -> dict[str, str]:
         try:
             # marshal format 2: no back-references and no mark for interned strings, so the
             # bytes depend on the values only (and their order, fixed by build_graph)
-            out[n] = digest_bytes(dumps(payload, 2))
+            out[n] = _digest_bytes(dumps(payload, 2))
         except ValueError:  # a value marshal cannot write (an attribute someone added): always written
             pass
     return out
@@ -293,7 +293,7 @@ class Blocks:
     def end(self, unit: str, triples: int, nt_text: str) -> None:
         digest = self.digests.get(unit)
         if digest is None:
-            digest = digest_bytes(nt_text.encode("utf-8"))
+            digest = _digest_bytes(nt_text.encode("utf-8"))
         self._record(unit, digest, triples)
 
     def _record(self, unit: str, digest: str, triples: int) -> None:
@@ -375,71 +375,20 @@ def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out]
 
 
-_KEPT: list = [None, None]  # [the state file's identity, what load_state found in it]
-
-
-def load_state(outdir: Path, keep: bool = False) -> tuple[dict | None, str]:
-    """The state of the last build in ``outdir`` if this code wrote it and it is whole:
-    (state, "") or (None, why not). With ``keep``, it is kept for the next call, which
-    takes it if the file is unchanged (a build reads it first for its JSON Lines files,
-    then for its other outputs: 100k papers, 0.4 s a read)."""
-    path = outdir / STATE_FILE
-    try:
-        st = path.stat()
-    except OSError:
-        return None, "no previous build state"
-    ident = (str(path), st.st_ino, st.st_mtime_ns, st.st_size)
-    kept_ident, kept = _KEPT
-    _KEPT[:] = [None, None]
-    if kept_ident == ident:
-        if keep:
-            _KEPT[:] = [ident, kept]
-        return kept
-    try:
-        data = path.read_bytes()
-        body, _, check = data.rstrip(b"\n").rpartition(b"\n")
-        if check.decode("ascii") != digest_bytes(body):
-            found = None, "the previous build state is damaged"
-        else:
-            state = json.loads(body)
-            if not isinstance(state, dict) or state.get("format") != STATE_FORMAT \
-                    or state.get("code") != code_fingerprint():
-                found = None, "the previous build was made by other code"
-            else:
-                found = state, ""
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        found = None, f"the previous build state is unreadable ({exc.__class__.__name__})"
-    if keep:
-        _KEPT[:] = [ident, found]
-    return found
-
-
-def forget_state() -> None:
-    """Drop the state :func:`load_state` kept, if any (a build that did not read it again)."""
-    _KEPT[:] = [None, None]
-
-
-def old_lines(outdir: Path) -> dict[str, dict]:
-    """{file: {line digest: (start, end)}} for each JSON Lines file of the last build in
-    ``outdir`` whose lines its state describes, if the file is still the one it wrote."""
-    state, _ = load_state(outdir, keep=True)
-    out = {}
-    try:
-        for name, rows in (state or {}).get("lines", {}).items():
-            if file_check(outdir / name) == state["files"].get(name):
-                out[name] = {digest: (start, end) for digest, start, end in rows}
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        return {}
-    return out
-
-
 def read_state(outdir: Path, base: str, slots) -> tuple[dict | None, str]:
     """The last build's state in ``outdir`` if its blocks can be reused for a build
     writing ``slots`` with ``base``: (state, "") or (None, why not)."""
-    state, why = load_state(outdir)
-    if state is None:
-        return None, why
+    path = outdir / STATE_FILE
+    if not path.is_file():
+        return None, "no previous build state"
     try:
+        data = path.read_bytes()
+        body, _, check = data.rstrip(b"\n").rpartition(b"\n")
+        if check.decode("ascii") != _digest_bytes(body):
+            return None, "the previous build state is damaged"
+        state = json.loads(body)
+        if state.get("format") != STATE_FORMAT or state.get("code") != code_fingerprint():
+            return None, "the previous build was made by other code"
         if state.get("base") != base:
             return None, "the base IRI changed"
         for slot in slots:
@@ -459,4 +408,4 @@ def write_state(path: Path, state: dict) -> None:
     """The state as one line of JSON, then a line with its digest (a damaged or edited
     state must not make a build copy the wrong bytes)."""
     body = json.dumps(state, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode("utf-8")
-    path.write_bytes(body + b"\n" + digest_bytes(body).encode("ascii") + b"\n")
+    path.write_bytes(body + b"\n" + _digest_bytes(body).encode("ascii") + b"\n")

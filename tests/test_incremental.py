@@ -323,25 +323,3 @@ def test_a_staged_build_writes_the_same_files_and_a_failed_one_keeps_the_last(tm
                           staging=staging)
     assert files(inc) == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".inc.")]
-
-
-def test_a_rebuild_copies_the_unchanged_json_lines_and_a_changed_file_is_written_anew(tmp_path):
-    records = corpus(60, 9)
-    build(records, tmp_path / "full", reuse=False)
-    extractions = list(extract_records(records))
-    for damaged in (False, True):
-        inc = tmp_path / f"inc{damaged}"
-        build(records[:50], inc, staged=True)
-        if damaged:  # not the file the last build wrote: none of its lines can be trusted
-            with open(inc / "extractions.jsonl", "a", encoding="utf-8") as fh:
-                fh.write("\n")
-        with Staging(inc) as staging:
-            staging.start(extractions, records)
-            copied = staging.copied
-            write_outputs(build_graph(resolve(records, extractions)), extractions, inc, n_records=len(records),
-                          records=records, staging=staging)
-        # the 50 known records' lines of records.jsonl, and most of extractions.jsonl's (a new
-        # name can change what the corpus-name pass adds to an old abstract)
-        assert (copied == 0) if damaged else (75 <= copied <= 100), copied
-        assert files(inc) == files(tmp_path / "full")
-        assert triples(inc) == triples(tmp_path / "full")

@@ -270,13 +270,12 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
                             keys if cache is not None else None)
 
 
-def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id, added) -> tuple[list[str], list[str]]:
+def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id) -> tuple[list[str], list[str]]:
     """Puts into ``done`` the corpus-name pass results ``cache`` holds that still hold
     under ``lexicon``: those computed under it, and those computed under another
     lexicon for texts in which no form whose entry differs occurs (see
-    :func:`~kg.extract.propagate.changed_forms`), and into ``added`` what they added
-    (as stored). Returns the texts left to do and the keys of the results to relabel
-    as computed under ``lexicon``."""
+    :func:`~kg.extract.propagate.changed_forms`). Returns the texts left to do and
+    the keys of the results to relabel as computed under ``lexicon``."""
     rows = cache.get_final([keys[t] for t in texts])
     by_lexicon: dict[str, list[str]] = {}
     for t in texts:
@@ -296,7 +295,7 @@ def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id, added) ->
         valid += still
         relabel += [keys[t] for t in still]
     for t in valid:
-        value = added[t] = rows[keys[t]][1]
+        value = rows[keys[t]][1]
         if value is not None:
             ex, sents = done[t]
             done[t] = (add_entities(ex, decode_added(value)), sents)
@@ -307,13 +306,9 @@ def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id, added) ->
 def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cache=None,
                  keys=None) -> Iterator[Extraction]:
     """The corpus-name pass over the first-pass results ``done``; the final extractions, in
-    record order, each with its origin (:func:`~kg.extract.cache.origin`). With ``cache``
-    (and the texts' cache ``keys``), results stored by an earlier build that still hold
-    are reused and only the other texts are passed over."""
+    record order. With ``cache`` (and the texts' cache ``keys``), results stored by an
+    earlier build that still hold are reused and only the other texts are passed over."""
     global _POOL_STATE
-    from .cache import origin, text_key
-
-    added: dict[str, str | None] = {}  # text -> what the pass added (encode_added), for the origins
     if corpus_names:
         lexicon = build_lexicon(done[t][0] for t in texts)
         pattern = _pattern(lexicon)
@@ -321,7 +316,7 @@ def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cac
         if cache is not None and pattern is not None:
             forms = lexicon_json(lexicon)
             lexicon_id = lexicon_digest(forms)
-            todo, relabel = _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id, added)
+            todo, relabel = _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id)
         finals: dict[str, str | None] = {}  # text -> what the pass added, as the cache stores it
         if pattern is not None and (dask is not None or (workers > 1 and len(todo) >= SECOND_PASS_POOL_MIN)):
             n = _n_workers(workers, dask)
@@ -345,18 +340,14 @@ def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cac
                 ex, sents = done[t]
                 new = propagate(ex, texts[t][1], lexicon, pattern, sents)
                 done[t] = (new, sents)
-                finals[t] = encode_added(new, ex) if new is not ex else None
-        added.update(finals)
+                finals[t] = encode_added(new, ex) if lexicon_id is not None and new is not ex else None
         if lexicon_id is not None:
             cache.put_final(lexicon_id, {keys[t]: v for t, v in finals.items()}, relabel)
             cache.put_lexicon(lexicon_id, forms)  # after: results just relabelled survive the oldest lexicon
-    origins = {t: origin(keys[t] if keys is not None else text_key(t, tlen), added.get(t))
-               for t, (tlen, _) in texts.items()}
     out = []
     for rec, text in zip(records, text_of):
         ex = done[text][0]
-        # every field; faster than dataclasses.replace
-        out.append(Extraction(rec.doc, ex.entities, ex.github, ex.mentions, origins[text]))
+        out.append(Extraction(rec.doc, ex.entities, ex.github, ex.mentions))  # every field; faster than dataclasses.replace
     return iter(out)
 
 

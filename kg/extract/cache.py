@@ -43,17 +43,6 @@ def text_key(text: str, title_len: int) -> str:
     return hashlib.sha256(f"{fingerprint()}\x00{title_len}\x00{text}".encode("utf-8")).hexdigest()
 
 
-def origin(key: str, added: str | None) -> str:
-    """The :attr:`~kg.model.Extraction.origin` of a text's extraction: its first pass's
-    :func:`text_key` and what the corpus-name pass added to it (:func:`encode_added`).
-
-    >>> origin("k", None) != origin("k", "[]") != origin("j", None)
-    True
-    """
-    data = f"{key}\x00{'' if added is None else '+' + added}".encode("utf-8")
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
 def encode(ex: Extraction, sents: list) -> str:
     """A first-pass result as compact JSON: arrays, not objects, and an entity's
     mentions as indices into the extraction's mentions (decoding builds each once).
