@@ -89,29 +89,23 @@ def _build(args) -> int:
         from .extract.cache import ExtractionCache, default_cache_dir
 
         cache = ExtractionCache(args.cache or default_cache_dir())
-    with Staging(args.out) as staging, contextlib.ExitStack() as stack:
+    with contextlib.ExitStack() as stack:
         client = None
         if args.dask:
             from .cluster import dask_client
 
             client = stack.enter_context(dask_client(args.dask, args.workers))
             _log(args, f"dask     {len(client.scheduler_info().get('workers', ()))} workers at {args.dask}")
-        # The JSON Lines files need no graph: a forked child writes them while this process
-        # resolves. With a cache, the child is forked as soon as the cache is read and rebuilds
-        # the extractions from the cached results (see Staging.tap); without, after extraction
-        # (keeping every result encoded for it would cost memory: 100k, about 250 MB).
         extractions = list(extract_records(records, workers=args.workers, cache=cache, dask=client,
-                                           progress=_progress(args, "extract"),
-                                           tap=staging.tap(records) if cache is not None else None))
-        stack.close()
-        hits = f", {cache.hits} cached" if cache is not None and cache.hits else ""
-        if cache is not None:
-            cache.close()
-        _log(args, f"extract  {sum(len(e.mentions) for e in extractions)} mentions{hits}  "
-                   f"{time.perf_counter() - t:.2f}s")
-        t = time.perf_counter()
-        if not staging.started:
-            staging.start(extractions, records)
+                                           progress=_progress(args, "extract")))
+    hits = f", {cache.hits} cached" if cache is not None and cache.hits else ""
+    if cache is not None:
+        cache.close()
+    _log(args, f"extract  {sum(len(e.mentions) for e in extractions)} mentions{hits}  {time.perf_counter() - t:.2f}s")
+    t = time.perf_counter()
+    with Staging(args.out) as staging:
+        # the JSON Lines files need no graph: a forked child writes them while this process resolves
+        staging.start(extractions, records)
         G = build_graph(resolve(records, extractions))
         _log(args, f"resolve  {G.number_of_nodes()} nodes, {edge_count(G)} edges  {time.perf_counter() - t:.2f}s")
         t = time.perf_counter()

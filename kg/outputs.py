@@ -391,7 +391,6 @@ class Staging:
         os.chmod(self.tmp, 0o777 & ~umask)
         self.started: tuple[str, ...] = ()
         self._child: _Forked | None = None
-        self._tap: _LinesTap | None = None
 
     def start(self, extractions: list[Extraction], records) -> None:
         """Write ``extractions.jsonl`` and ``records.jsonl`` in a forked child, now."""
@@ -406,39 +405,19 @@ class Staging:
         self.started = ("extractions.jsonl", "records.jsonl")
         self._child = _Forked(child)
 
-    def tap(self, records) -> "_LinesTap | None":
-        """A ``tap`` for :func:`~kg.extract.extract_records` that writes ``extractions.jsonl``
-        and ``records.jsonl`` in a child forked as soon as the cache is read, from the
-        results as the cache stores them: the child decodes its own copy of them on the
-        other core, and the objects this process decodes are never shared with a child
-        (forking from a process that holds them write-protects their memory: each page
-        this process then writes, resolving the graph, is a page fault, 400k at 100k).
-        None where there is no ``os.fork``: then :meth:`start` them after extraction."""
-        if not hasattr(os, "fork"):
-            return None
-        return _LinesTap(self, records)
-
     def wait(self) -> dict:
         """Wait for the files :meth:`start` began (raising the child's error, if any);
         returns the seconds they took, as timings."""
         if self._child is None:
             return {}
         child, self._child = self._child, None
-        try:
-            return {"early:jsonl": child.next()}
-        finally:
-            if self._tap is not None:
-                self._tap.close()
-                self._tap = None
+        return {"early:jsonl": child.next()}
 
     def abort(self) -> None:
         """Stop the child and remove the folder (a failed build)."""
         if self._child is not None:
             self._child.kill()
             self._child = None
-        if self._tap is not None:  # after the child: a send still under way ends with it
-            self._tap.close()
-            self._tap = None
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self) -> "Staging":
@@ -447,86 +426,6 @@ class Staging:
     def __exit__(self, kind, value, tb) -> None:
         if kind is not None:
             self.abort()
-
-
-class _LinesTap:
-    """See :meth:`Staging.tap`: ``cached`` forks the child, ``done`` hands it the rest
-    (through a pipe, written by a thread: the child reads it once its own decoding is
-    done, and this process does not wait for that)."""
-
-    def __init__(self, staging: Staging, records):
-        self.staging, self.records = staging, records
-        self._fd = -1
-        self._sender = None
-
-    def cached(self, texts: dict, text_of: list, stored: dict) -> None:
-        import pickle
-
-        from .extract import tapped_extractions
-        from .extract.cache import decode
-        from ._gc import gc_paused
-
-        staging, records = self.staging, self.records
-        if staging.started:
-            raise RuntimeError("the JSON Lines files are started already")
-        read, write = os.pipe()
-
-        def child(send) -> float:
-            os.close(write)
-            t = time.perf_counter()
-            with gc_paused():
-                firsts = {text: decode(value)[0] for text, value in stored.items()}
-
-                def exactly(n: int) -> bytes:
-                    chunks = []
-                    while n:
-                        chunk = os.read(read, min(n, 1 << 20))
-                        if not chunk:
-                            raise EOFError("the build process stopped before its extractions were done")
-                        chunks.append(chunk)
-                        n -= len(chunk)
-                    return b"".join(chunks)
-
-                fresh, added = pickle.loads(exactly(int.from_bytes(exactly(8), "little")))
-                extractions = tapped_extractions(records, texts, text_of, firsts, fresh, added)
-                for name in ("extractions.jsonl", "records.jsonl"):
-                    write_jsonl(staging.tmp, name, extractions, records)
-            return time.perf_counter() - t
-
-        staging.started = ("extractions.jsonl", "records.jsonl")
-        staging._tap = self
-        try:
-            staging._child = _Forked(child)
-        finally:
-            os.close(read)
-        self._fd = write
-
-    def done(self, fresh: dict, added: list) -> None:
-        import pickle
-        import threading
-
-        data = pickle.dumps((fresh, added), protocol=pickle.HIGHEST_PROTOCOL)
-        fd = self._fd
-
-        def send() -> None:
-            view = memoryview(len(data).to_bytes(8, "little") + data)
-            try:
-                while view:
-                    view = view[os.write(fd, view):]
-            except OSError:  # the child is gone: its error (or its kill) is reported by Staging.wait
-                pass
-
-        self._sender = threading.Thread(target=send, daemon=True)
-        self._sender.start()
-
-    def close(self) -> None:
-        """Close this end of the pipe (after the child was stopped, or once it has read)."""
-        if self._sender is not None:
-            self._sender.join()
-            self._sender = None
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
 
 
 #: What is left once the graph is built, besides the blocks and the store: the views and the

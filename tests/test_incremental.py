@@ -13,7 +13,6 @@ import pyoxigraph as ox
 import pytest
 
 from kg.extract import extract_records
-from kg.extract.cache import ExtractionCache
 from kg.graph import build_graph
 from kg.ingest import read_records, sample_paths
 from kg.model import Record
@@ -43,17 +42,14 @@ def corpus(n: int, seed: int) -> list[Record]:
 
 
 def build(records: list[Record], out: Path, reuse: bool = True, base: str | None = None,
-          staged: bool | str = False, cache=None) -> list[str]:
+          staged: bool = False) -> list[str]:
     """write_outputs as the library calls it, or (``staged``) as ``kg build`` does: the
-    JSON Lines files started in a forked child before the graph is resolved; with
-    ``staged="tap"``, in one forked when ``cache`` is read (kg build with a cache)."""
+    JSON Lines files started in a forked child before the graph is resolved."""
     said: list[str] = []
+    extractions = list(extract_records(records))
     kw = {"base": base} if base else {}
     with Staging(out) as staging:
-        tap = staging.tap(records) if staged == "tap" else None
-        extractions = list(extract_records(records, cache=cache, tap=tap))
-        assert bool(staging.started) == (tap is not None)
-        if staged and not staging.started:
+        if staged:
             staging.start(extractions, records)
         G = build_graph(resolve(records, extractions))
         write_outputs(G, extractions, out, n_records=len(records), records=records, reuse=reuse,
@@ -327,30 +323,3 @@ def test_a_staged_build_writes_the_same_files_and_a_failed_one_keeps_the_last(tm
                           staging=staging)
     assert files(inc) == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".inc.")]
-
-
-def test_the_json_lines_child_forked_at_the_cache_lookup_writes_the_same_files(tmp_path):
-    records = corpus(40, 8)
-    build(records, tmp_path / "plain", reuse=False)
-    cache = ExtractionCache(tmp_path / "cache")
-    inc = tmp_path / "inc"
-    build(records[:30], inc, staged="tap", cache=cache)  # nothing cached: every result sent to the child
-    said = build(records, inc, staged="tap", cache=cache)  # 30 cached (decoded by the child), 10 sent
-    assert cache.hits == 30 and reused(said)[0] > 0
-    assert files(inc) == files(tmp_path / "plain")
-    before = files(inc)
-
-    def stop(done, total):
-        raise KeyboardInterrupt  # the build stops after the child was forked, before it had the rest
-
-    with pytest.raises(KeyboardInterrupt):
-        with Staging(inc) as staging:
-            list(extract_records(records, cache=cache, tap=staging.tap(records), progress=stop))
-    with pytest.raises(AttributeError, match="object"):  # the child's error, raised here
-        with Staging(inc) as staging:
-            extractions = list(extract_records(records, cache=cache, tap=staging.tap([object()] * len(records))))
-            write_outputs(build_graph(resolve(records, extractions)), extractions, inc, records=records,
-                          staging=staging)
-    assert files(inc) == before
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".inc.")]
-    cache.close()

@@ -1,7 +1,7 @@
 """Parallel extraction and the extraction cache give the same results as a plain run."""
 from kg import extract
-from kg.extract import extract_records, tapped_extractions
-from kg.extract.cache import ExtractionCache, decode, fingerprint, text_key
+from kg.extract import extract_records
+from kg.extract.cache import ExtractionCache, fingerprint, text_key
 from kg.ingest import read_records, sample_paths
 from kg.model import Record
 
@@ -10,28 +10,6 @@ def corpus(n: int):
     base = read_records(sample_paths())
     return [Record(doc=f"c{i}", abstract=f"{base[i % len(base)].abstract} (Variant {i}.)", source="t", index=i)
             for i in range(n)]
-
-
-class Tap:
-    """What extract_records tells its ``tap`` (kg build's JSON Lines child rebuilds the extractions from it)."""
-
-    def cached(self, texts, text_of, stored):
-        self.texts, self.text_of, self.stored = dict(texts), list(text_of), dict(stored)
-
-    def done(self, fresh, added):
-        self.fresh, self.added = fresh, added
-
-
-def tapped(recs, **kw) -> list:
-    """extract_records(recs, **kw), checked against the extractions rebuilt from what its tap was told."""
-    tap = Tap()
-    out = list(extract_records(recs, tap=tap, **kw))
-    order = list(tap.texts)
-    assert set(tap.stored) | {order[i] for i in tap.fresh} == set(order)  # each text once: cached or new
-    assert len(tap.stored) + len(tap.fresh) == len(order) == len(tap.added)
-    firsts = {t: decode(v)[0] for t, v in tap.stored.items()}
-    assert tapped_extractions(recs, tap.texts, tap.text_of, firsts, tap.fresh, tap.added) == out
-    return out
 
 
 def test_two_workers_give_the_same_extractions(monkeypatch):
@@ -76,7 +54,7 @@ def test_corpus_name_pass_reuses_stored_results_that_still_hold(tmp_path):
     renamed = [Record(doc="e", abstract="We propose the Quill Former Network (QuillFormer), a model for image "
                       "segmentation.", source="t", index=999)] + grown
     for recs in (base, grown, renamed, base, grown):
-        assert tapped(recs, cache=cache) == list(extract_records(recs)), [r.doc for r in recs[-2:]]
+        assert list(extract_records(recs, cache=cache)) == list(extract_records(recs)), [r.doc for r in recs[-2:]]
     names = {e.name for ex in extract_records(grown, cache=cache) if ex.doc == "u0" for e in ex.entities}
     assert {"ZorbNet", "QuillFormer"} <= names  # the test exercises propagation at all
     lexicons, rows = (cache.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("lexicon", "corpus_pass"))
@@ -90,11 +68,10 @@ def test_corpus_name_pass_with_a_cache_in_two_workers(tmp_path, monkeypatch):
     base = corpus(230) + [_using(i, "ZorbNet") for i in range(3)]
     grown = base + [_defining(2, "ZorbNet")]
     plain = list(extract_records(grown))
-    tapped(base, cache=cache, workers=2)  # over 200 texts: the pass runs in the workers
-    assert tapped(grown, cache=cache, workers=2) == plain
-    assert tapped(corpus(240) + grown[230:], cache=cache, workers=2) == \
+    list(extract_records(base, cache=cache, workers=2))  # over 200 texts: the pass runs in the workers
+    assert list(extract_records(grown, cache=cache, workers=2)) == plain
+    assert list(extract_records(corpus(240) + grown[230:], cache=cache, workers=2)) == \
         list(extract_records(corpus(240) + grown[230:]))
-    assert tapped(grown, workers=2) == tapped(grown) == plain  # without a cache too
     cache.close()
 
 

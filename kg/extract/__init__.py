@@ -13,7 +13,7 @@ from .pipeline import PIPELINE_VERSION, get_nlp, make_nlp
 from .propagate import (_pattern, add_entities, build_lexicon, changed_forms, lexicon_digest, lexicon_json,
                         propagate, substring_regex)
 
-__all__ = ["extract_records", "extract_text", "tapped_extractions", "PIPELINE_VERSION", "make_nlp", "get_nlp"]
+__all__ = ["extract_records", "extract_text", "PIPELINE_VERSION", "make_nlp", "get_nlp"]
 
 _TITLE_SEP = ".\n"
 
@@ -185,7 +185,7 @@ def _n_workers(workers: int, client) -> int:
 
 
 def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, corpus_names: bool = True,
-                    workers: int = 1, cache=None, progress=None, dask=None, tap=None) -> Iterator[Extraction]:
+                    workers: int = 1, cache=None, progress=None, dask=None) -> Iterator[Extraction]:
     """One :class:`Extraction` per record, in input order.
 
     Records with the same title and abstract are processed once. With
@@ -197,23 +197,6 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     ``cache`` (an :class:`~kg.extract.cache.ExtractionCache`) skips texts seen
     before by this pipeline version. ``progress(done, total)`` is called as
     texts are done.
-
-    ``tap``, if given, is told the results as the cache stores them (compact
-    JSON, see :mod:`kg.extract.cache`), so that another process can rebuild
-    the extractions without sharing this one's objects:
-
-    - ``tap.cached(texts, text_of, stored)`` once the cache is read, before any
-      result is decoded or any worker starts: ``texts``, each distinct text
-      (title and abstract) in order of first use, mapped to (title length,
-      abstract); ``text_of``, each record's text; ``stored``, text -> its cached
-      first-pass result;
-    - ``tap.done(fresh, added)`` at the end: ``fresh``, the first-pass results of
-      the texts not in ``stored`` (by their index in ``texts``); ``added``, for
-      each text in that order, what the corpus-name pass added to it
-      (:func:`~kg.extract.cache.encode_added`; None: nothing). The extraction of
-      record ``i`` is then that of ``text_of[i]``: its first-pass result with
-      what was added (:func:`~kg.extract.propagate.add_entities`), under the
-      record's own ``doc``.
     """
     global _POOL_NLP
     records = list(records)
@@ -233,8 +216,6 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
         hits = cache.get_encoded(list(keys.values()))
         stored = {t: hits[k] for t, k in keys.items() if k in hits}
         todo = [t for t in todo if t not in stored]
-    if tap is not None:
-        tap.cached(texts, text_of, stored)
     total = len(texts)
 
     def decode_stored() -> None:
@@ -264,7 +245,7 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
                     _POOL_NLP = nlp
                 for chunk, results in _map_chunks("first", chunks, workers, dask, meanwhile=decode_stored):
                     for (t, _), r in zip(chunk, results):
-                        if cache is not None or tap is not None:  # only they need it (100k: about 250 MB)
+                        if cache is not None:  # only a cache needs the text (100k: about 250 MB)
                             encoded[t] = r
                         fresh[t] = decode(r)
                     if progress:
@@ -281,52 +262,20 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
             fresh.update({t: r for (t, _), r in zip(chunk, _first_pass(chunk, batch_size, nlp))})
             if progress:
                 progress(len(done) + len(fresh), total)
-    if (cache is not None or tap is not None) and fresh:
-        encoded = {t: encoded.get(t) or encode(*r) for t, r in fresh.items()}
     if cache is not None and fresh:
-        cache.put_many({keys[t]: encoded[t] for t in fresh})
+        cache.put_many({keys[t]: encoded.get(t) or r for t, r in fresh.items()})
     done.update(fresh)
-    added: dict[str, str | None] | None = {} if tap is not None else None
     with gc_paused():
-        out = _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cache,
-                           keys if cache is not None else None, added)
-    if tap is not None:
-        tap.done({i: encoded[t] for i, t in enumerate(texts) if t in fresh}, [added.get(t) for t in texts])
-    return out
+        return _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cache,
+                            keys if cache is not None else None)
 
 
-def tapped_extractions(records: list[Record], texts: dict, text_of: list[str], firsts: dict[str, Extraction],
-                       fresh: dict[int, str], added: list[str | None]) -> list[Extraction]:
-    """The extractions :func:`extract_records` returns, rebuilt from what it told its
-    ``tap``: ``firsts``, the cached first-pass results (``stored``) decoded, text ->
-    :class:`Extraction`; the rest as ``tap.cached`` and ``tap.done`` had them.
-
-    >>> class Tap:
-    ...     def cached(self, texts, text_of, stored): self.seen = (texts, text_of, stored)
-    ...     def done(self, fresh, added): self.rest = (fresh, added)
-    >>> recs = [Record(doc=f"d{i}", abstract=a, source="s", index=i) for i, a in enumerate(
-    ...     ["We propose FooNet, a network for image classification.", "FooNet is fast.", "FooNet is fast."])]
-    >>> tap = Tap(); out = list(extract_records(recs, tap=tap))
-    >>> tapped_extractions(recs, *tap.seen[:2], {}, *tap.rest) == out
-    True
-    """
-    finals = {}
-    for i, text in enumerate(texts):
-        ex = firsts[text] if i not in fresh else decode(fresh[i])[0]
-        if added[i] is not None:
-            ex = add_entities(ex, decode_added(added[i]))
-        finals[text] = ex
-    return [Extraction(rec.doc, ex.entities, ex.github, ex.mentions)
-            for rec, ex in zip(records, map(finals.__getitem__, text_of))]
-
-
-def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id, added=None) -> tuple[list[str], list[str]]:
+def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id) -> tuple[list[str], list[str]]:
     """Puts into ``done`` the corpus-name pass results ``cache`` holds that still hold
     under ``lexicon``: those computed under it, and those computed under another
     lexicon for texts in which no form whose entry differs occurs (see
-    :func:`~kg.extract.propagate.changed_forms`), and into ``added`` (if given) what
-    each added, as stored. Returns the texts left to do and the keys of the results
-    to relabel as computed under ``lexicon``."""
+    :func:`~kg.extract.propagate.changed_forms`). Returns the texts left to do and
+    the keys of the results to relabel as computed under ``lexicon``."""
     rows = cache.get_final([keys[t] for t in texts])
     by_lexicon: dict[str, list[str]] = {}
     for t in texts:
@@ -348,8 +297,6 @@ def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id, added=Non
     for t in valid:
         value = rows[keys[t]][1]
         if value is not None:
-            if added is not None:
-                added[t] = value
             ex, sents = done[t]
             done[t] = (add_entities(ex, decode_added(value)), sents)
     ok = set(valid)
@@ -357,12 +304,10 @@ def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id, added=Non
 
 
 def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cache=None,
-                 keys=None, added=None) -> Iterator[Extraction]:
+                 keys=None) -> Iterator[Extraction]:
     """The corpus-name pass over the first-pass results ``done``; the final extractions, in
     record order. With ``cache`` (and the texts' cache ``keys``), results stored by an
-    earlier build that still hold are reused and only the other texts are passed over.
-    ``added``, if given, receives what the pass added to each text it added to
-    (:func:`~kg.extract.cache.encode_added`)."""
+    earlier build that still hold are reused and only the other texts are passed over."""
     global _POOL_STATE
     if corpus_names:
         lexicon = build_lexicon(done[t][0] for t in texts)
@@ -371,7 +316,7 @@ def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cac
         if cache is not None and pattern is not None:
             forms = lexicon_json(lexicon)
             lexicon_id = lexicon_digest(forms)
-            todo, relabel = _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id, added)
+            todo, relabel = _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id)
         finals: dict[str, str | None] = {}  # text -> what the pass added, as the cache stores it
         if pattern is not None and (dask is not None or (workers > 1 and len(todo) >= SECOND_PASS_POOL_MIN)):
             n = _n_workers(workers, dask)
@@ -395,10 +340,7 @@ def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cac
                 ex, sents = done[t]
                 new = propagate(ex, texts[t][1], lexicon, pattern, sents)
                 done[t] = (new, sents)
-                finals[t] = encode_added(new, ex) if (lexicon_id is not None or added is not None) \
-                    and new is not ex else None
-        if added is not None:
-            added.update((t, v) for t, v in finals.items() if v is not None)
+                finals[t] = encode_added(new, ex) if lexicon_id is not None and new is not ex else None
         if lexicon_id is not None:
             cache.put_final(lexicon_id, {keys[t]: v for t, v in finals.items()}, relabel)
             cache.put_lexicon(lexicon_id, forms)  # after: results just relabelled survive the oldest lexicon
