@@ -355,12 +355,18 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 def write_jsonl(folder: Path, name: str, extractions: list[Extraction], records) -> None:
     """``extractions.jsonl`` (the ``kg extract`` lines) or ``records.jsonl`` (nothing
     without ``records``) into ``folder``."""
-    if name == "extractions.jsonl":
-        with open(folder / name, "w", encoding="utf-8", newline="\n") as fh:
-            write_extractions(fh, extractions)
-    elif records:
-        with open(folder / name, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(records_to_jsonl(records))
+    if name != "extractions.jsonl" and not records:
+        return
+    sink = Sink(folder / name)  # 100k: 320 and 107 MB, their dirty pages bounded as graph.nt's
+    try:
+        if name == "extractions.jsonl":
+            write_extractions(sink, extractions)
+        else:
+            sink.write(records_to_jsonl(records))
+    except BaseException:
+        sink.abort()
+        raise
+    sink.close()
 
 
 class Staging:

@@ -31,6 +31,7 @@ import marshal
 import os
 from pathlib import Path
 
+from ._writeback import WINDOW, Writeback
 from .extract import PIPELINE_VERSION
 from .model import mention_fields
 
@@ -141,16 +142,20 @@ def _drop_cached(fd: int, start: int, end: int) -> None:
 class Sink:
     """A binary output file written as text (UTF-8) or by copying byte ranges of
     other files; ``pos`` is the number of bytes written so far. Adjacent copies from
-    one file become one ``copy_file_range`` call. ``on_flush(pos)`` is told each time
-    the bytes up to ``pos`` are in the file (whole blocks: the store loader reads them)."""
+    one file become one copy (``copy_file_range``, a ``window`` at a time). The file's
+    dirty pages are kept to two windows (:class:`kg._writeback.Writeback`).
+    ``on_flush(pos)`` is told each time the bytes up to ``pos`` are in the file
+    (whole blocks: the store loader reads them)."""
 
-    def __init__(self, path: str | Path, every: int = 8 << 20, on_flush=None):
+    def __init__(self, path: str | Path, every: int = 8 << 20, on_flush=None, window: int = WINDOW):
         self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
         self.every, self.on_flush = every, on_flush
         self.parts: list[bytes] = []
         self.pending = 0
         self.pos = 0
         self.copying: list | None = None  # [source fd, start, end] not yet copied
+        self.written = 0  # bytes in the file (pos counts those still pending too)
+        self.writeback = Writeback(self.fd, window)  # its dirty pages kept to two windows
 
     def write(self, text: str) -> None:
         if not text:
@@ -183,13 +188,16 @@ class Sink:
         self._write_parts()
         first = start
         while start < end:
+            n = min(end - start, self.writeback.window)  # a window at a time: its pages are written back
             try:
-                done = os.copy_file_range(src, self.fd, end - start, start)
+                done = os.copy_file_range(src, self.fd, n, start)
             except (AttributeError, OSError):  # no copy_file_range here, or not across these files
-                done = os.write(self.fd, os.pread(src, min(end - start, 8 << 20), start))
+                done = os.write(self.fd, os.pread(src, min(n, 8 << 20), start))
             if done <= 0:
                 raise OSError(f"could not copy bytes {start}-{end} of a previous output file")
             start += done
+            self.written += done
+            self.writeback.advance(self.written)
         _drop_cached(src, first, end)
         if self.on_flush is not None:
             self.on_flush(self.pos)
@@ -201,6 +209,8 @@ class Sink:
             view = memoryview(data)
             while view:
                 view = view[os.write(self.fd, view):]
+            self.written += len(data)
+            self.writeback.advance(self.written)
 
     def flush(self) -> None:
         if self.copying is not None:
