@@ -1,4 +1,4 @@
-"""Write big files without filling the page cache with their dirty pages.
+"""Write and copy big files without growing the page cache.
 
 A 100k-abstract build writes about 6.6 GB of files (``graph.nt`` 3.2 GB, the
 Turtle, JSON-LD and ``graph.json``, the JSON Lines files). Written the plain
@@ -15,7 +15,9 @@ the cache (``posix_fadvise(DONTNEED)``), so the same pages are used over and
 over. The same 4 GB then took 2.2 s of system time (2.9 s wall), and the copy of
 ``graph.nt`` 1.6-1.7 s (``scripts/benchmarks.md``, session 13). The bytes
 written are the same; only where they wait changes. A reader of a dropped range
-(the store loader, the next build copying blocks) reads it from disk.
+(the store loader, the next build copying blocks) reads it from disk: a
+rebuild's copies of the last build's blocks go through :class:`Source`, which
+reads a window at a time and drops each window once read.
 
 ``sync_file_range`` is Linux's; elsewhere (or if the call fails) nothing is done.
 """
@@ -81,10 +83,7 @@ class Writeback:
         self.started = size
         if before > self.dropped:
             if self._sync(self.dropped, before - self.dropped, _WAIT_BEFORE | _WRITE | _WAIT_AFTER):
-                try:
-                    os.posix_fadvise(self.fd, self.dropped, before - self.dropped, os.POSIX_FADV_DONTNEED)
-                except (AttributeError, OSError):
-                    pass
+                _advise(self.fd, self.dropped, before - self.dropped, "POSIX_FADV_DONTNEED")
                 self.dropped = before
 
     def _sync(self, start: int, length: int, flags: int) -> bool:
@@ -92,3 +91,69 @@ class Writeback:
             self.enabled = False  # not on this file system: write as usual
             return False
         return True
+
+
+
+class Source:
+    """A file whose byte ranges are copied into others (an old output file), read a
+    ``window`` at a time into one buffer, front to back as the copies ask, each window
+    dropped from the page cache once read (it is not read again): the cache does not
+    grow, and the kernel's read-ahead keeps the disk busy.
+
+    A rebuild copies most of the last build's 5.5 GB of RDF files, which
+    :class:`Writeback` left out of the page cache. Copied by ``copy_file_range`` in
+    blocks of about 0.5 MB (as adjacent unchanged units come), the 100k copies took
+    20-22 s, 12-14 s of it system time; read with ``O_DIRECT`` a window at a time,
+    19.5-20.9 s (3.7 s); read this way, 12.9-13.3 s (4.9 s) (``scripts/benchmarks.md``,
+    session 13).
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as a, tempfile.TemporaryFile() as b:
+    ...     _ = a.write(b"0123456789" * 1000); a.flush()
+    ...     src = Source(a.name, window=8192)
+    ...     src.copy(b.fileno(), 8188, 8198); src.copy(b.fileno(), 3, 5); src.close()
+    ...     _ = b.seek(0); b.read()
+    b'890123456734'
+    """
+
+    def __init__(self, path, window: int = 16 << 20):
+        self.path = path
+        self.window = window
+        self.fd = os.open(path, os.O_RDONLY)
+        _advise(self.fd, 0, 0, "POSIX_FADV_SEQUENTIAL")
+        self._buf: bytearray | None = bytearray(window)
+        self._lo = self._hi = 0  # the file's bytes [lo, hi) are in the buffer
+
+    def copy(self, out_fd: int, start: int, end: int, written=None) -> None:
+        """Append bytes ``start``-``end`` of this file to ``out_fd``; ``written(n)`` hears each part."""
+        while start < end:
+            if not self._lo <= start < self._hi:
+                self._fill(start)
+            n = min(end, self._hi) - start
+            view = memoryview(self._buf)[start - self._lo:start - self._lo + n]
+            while view:
+                view = view[os.write(out_fd, view):]
+            start += n
+            if written is not None:
+                written(n)
+
+    def _fill(self, start: int) -> None:
+        n = os.preadv(self.fd, [self._buf], start)
+        if n <= 0:
+            raise OSError(f"{self.path} ends before byte {start}, which was to be copied from it")
+        _advise(self.fd, start, n, "POSIX_FADV_DONTNEED")
+        self._lo, self._hi = start, start + n
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        self._buf = None
+
+
+def _advise(fd: int, start: int, length: int, advice: str) -> None:
+    """``posix_fadvise``, where there is one (only a hint: not on macOS or Windows)."""
+    try:
+        os.posix_fadvise(fd, start, length, getattr(os, advice))
+    except (AttributeError, OSError):
+        pass

@@ -11,9 +11,9 @@ The next build into the same folder:
 - digests every paper and entity from what its blocks are written from: the
   node, its out-links and, for an entity, its number of papers
   (:func:`unit_digests`); a unit whose digest is the one recorded has its
-  blocks copied from the old files by the kernel (``os.copy_file_range``,
-  adjacent blocks in one call) instead of being made, escaped and encoded
-  again. Venues (their statistics read every paper's links) and the run are
+  blocks copied from the old files (read a window at a time, adjacent blocks
+  in one copy: :class:`kg._writeback.Source`) instead of being made, escaped
+  and encoded again. Venues (their statistics read every paper's links) and the run are
   always written; their digest is that of their N-Triples;
 - updates a checkpoint of the old store (:func:`kg.store.update_store`) with the
   triples of the units that changed, instead of loading every triple again.
@@ -31,7 +31,7 @@ import marshal
 import os
 from pathlib import Path
 
-from ._writeback import WINDOW, Writeback
+from ._writeback import WINDOW, Source, Writeback
 from .extract import PIPELINE_VERSION
 from .model import mention_fields
 
@@ -126,24 +126,11 @@ def file_check(path: Path) -> list:
     return [size, h.hexdigest()]
 
 
-def _drop_cached(fd: int, start: int, end: int) -> None:
-    """Tells the kernel that bytes ``start``-``end`` of the old file ``fd``, just
-    copied, will not be read again (the old files are removed once the new ones are
-    in place): their memory goes to the pages of the new file instead of pushing
-    other cached files out. A 100k +1% rebuild copies 5.5 GB; on this benchmark
-    machine (a virtual machine that hands freed memory back to its host) copying it
-    took 7.2 s of kernel time with the old pages kept, 1.3 s with them dropped."""
-    try:
-        os.posix_fadvise(fd, start, end - start, os.POSIX_FADV_DONTNEED)
-    except (AttributeError, OSError):  # no posix_fadvise here (macOS, Windows): only a hint
-        pass
-
-
 class Sink:
     """A binary output file written as text (UTF-8) or by copying byte ranges of
     other files; ``pos`` is the number of bytes written so far. Adjacent copies from
-    one file become one copy (``copy_file_range``, a ``window`` at a time). The file's
-    dirty pages are kept to two windows (:class:`kg._writeback.Writeback`).
+    one file (a :class:`kg._writeback.Source`) become one copy. The file's dirty pages
+    are kept to two windows (:class:`kg._writeback.Writeback`).
     ``on_flush(pos)`` is told each time the bytes up to ``pos`` are in the file
     (whole blocks: the store loader reads them)."""
 
@@ -169,38 +156,30 @@ class Sink:
         if self.pending >= self.every:
             self.flush()
 
-    def copy(self, src_fd: int, start: int, end: int) -> None:
+    def copy(self, src: Source, start: int, end: int) -> None:
         if end <= start:
             return
         c = self.copying
-        if c is not None and c[0] == src_fd and c[2] == start:
+        if c is not None and c[0] is src and c[2] == start:
             c[2] = end
         else:
             if c is not None:
                 self._copy_now()
             self._write_parts()
-            self.copying = [src_fd, start, end]
+            self.copying = [src, start, end]
         self.pos += end - start
 
     def _copy_now(self) -> None:
         src, start, end = self.copying
         self.copying = None
         self._write_parts()
-        first = start
-        while start < end:
-            n = min(end - start, self.writeback.window)  # a window at a time: its pages are written back
-            try:
-                done = os.copy_file_range(src, self.fd, n, start)
-            except (AttributeError, OSError):  # no copy_file_range here, or not across these files
-                done = os.write(self.fd, os.pread(src, min(n, 8 << 20), start))
-            if done <= 0:
-                raise OSError(f"could not copy bytes {start}-{end} of a previous output file")
-            start += done
-            self.written += done
-            self.writeback.advance(self.written)
-        _drop_cached(src, first, end)
+        src.copy(self.fd, start, end, self._written)
         if self.on_flush is not None:
             self.on_flush(self.pos)
+
+    def _written(self, n: int) -> None:
+        self.written += n
+        self.writeback.advance(self.written)
 
     def _write_parts(self) -> None:
         if self.parts:
@@ -209,8 +188,7 @@ class Sink:
             view = memoryview(data)
             while view:
                 view = view[os.write(self.fd, view):]
-            self.written += len(data)
-            self.writeback.advance(self.written)
+            self._written(len(data))
 
     def flush(self) -> None:
         if self.copying is not None:
@@ -245,11 +223,11 @@ class Blocks:
         self.units: dict[str, list] = {}  # unit -> [digest, triples, start, end per slot]
         self.firsts: dict[str, str] = {}
         self.reused = self.reused_papers = 0
-        self._fds: dict[str, int] = {}
+        self._fds: dict[str, Source] = {}  # the old files, by name
         if old:
             for slot in SLOTS:
                 if old["files"].get(SLOT_FILES[slot]) and SLOT_FILES[slot] not in self._fds:
-                    self._fds[SLOT_FILES[slot]] = os.open(old_dir / SLOT_FILES[slot], os.O_RDONLY)
+                    self._fds[SLOT_FILES[slot]] = Source(old_dir / SLOT_FILES[slot])
         self._starts: dict[str, int] = {}
         self._reusable: dict[str, bool] = {}  # unit -> reusable(unit), asked for each unit twice or more
 
@@ -361,8 +339,8 @@ class Blocks:
         return _merge(removed), _merge(added)
 
     def close(self) -> None:
-        for fd in self._fds.values():
-            os.close(fd)
+        for src in self._fds.values():
+            src.close()
         self._fds = {}
 
     def state(self, base: str, files: dict[str, list]) -> dict:

@@ -327,16 +327,17 @@ def test_a_staged_build_writes_the_same_files_and_a_failed_one_keeps_the_last(tm
 
 def test_sink_bytes_the_same_with_a_small_writeback_window(tmp_path):
     """Text and copied ranges through a Sink whose dirty pages are written back and dropped
-    every 4 KiB: the file holds exactly what was written, in order (on Linux the pages
-    written before the last two windows were handed to the disk and dropped)."""
+    every 4 KiB, the copies read 8 KiB at a time: the file holds exactly what was written, in order (on Linux the pages written
+    before the last two windows were handed to the disk and dropped)."""
     import sys
 
+    from kg._writeback import Source
     from kg.reuse import Sink
 
     rng = random.Random(7)
     old = tmp_path / "old.bin"
     old.write_bytes(bytes(rng.randrange(256) for _ in range(50_000)))
-    src = os.open(old, os.O_RDONLY)
+    source = Source(old, window=8192)
     expected = bytearray()
     sink = Sink(tmp_path / "new.bin", every=1000, window=4096)
     try:
@@ -348,11 +349,11 @@ def test_sink_bytes_the_same_with_a_small_writeback_window(tmp_path):
             else:
                 start = rng.randrange(40_000)
                 end = start + rng.randrange(1, 10_000)
-                sink.copy(src, start, end)
+                sink.copy(source, start, end)
                 expected += old.read_bytes()[start:end]
         sink.close()
     finally:
-        os.close(src)
+        source.close()
     assert (tmp_path / "new.bin").read_bytes() == bytes(expected)
     assert sink.pos == sink.written == len(expected)
     if sys.platform.startswith("linux") and sink.writeback.enabled:
