@@ -93,7 +93,6 @@ class Writeback:
         return True
 
 
-
 class Source:
     """A file whose byte ranges are copied into others (an old output file), read a
     ``window`` at a time into one buffer, front to back as the copies ask, each window
@@ -121,7 +120,7 @@ class Source:
         self.window = window
         self.fd = os.open(path, os.O_RDONLY)
         _advise(self.fd, 0, 0, "POSIX_FADV_SEQUENTIAL")
-        self._buf: bytearray | None = bytearray(window)
+        self._buf: bytearray | None = None  # made at the first copy (a build opens old files it may not copy from)
         self._lo = self._hi = 0  # the file's bytes [lo, hi) are in the buffer
 
     def copy(self, out_fd: int, start: int, end: int, written=None) -> None:
@@ -138,6 +137,8 @@ class Source:
                 written(n)
 
     def _fill(self, start: int) -> None:
+        if self._buf is None:
+            self._buf = bytearray(self.window)
         n = os.preadv(self.fd, [self._buf], start)
         if n <= 0:
             raise OSError(f"{self.path} ends before byte {start}, which was to be copied from it")

@@ -140,7 +140,7 @@ class Sink:
         self.parts: list[bytes] = []
         self.pending = 0
         self.pos = 0
-        self.copying: list | None = None  # [source fd, start, end] not yet copied
+        self.copying: list | None = None  # [Source, start, end] not yet copied
         self.written = 0  # bytes in the file (pos counts those still pending too)
         self.writeback = Writeback(self.fd, window)  # its dirty pages kept to two windows
 
@@ -223,11 +223,11 @@ class Blocks:
         self.units: dict[str, list] = {}  # unit -> [digest, triples, start, end per slot]
         self.firsts: dict[str, str] = {}
         self.reused = self.reused_papers = 0
-        self._fds: dict[str, Source] = {}  # the old files, by name
+        self._sources: dict[str, Source] = {}  # the old files, by name
         if old:
             for slot in SLOTS:
-                if old["files"].get(SLOT_FILES[slot]) and SLOT_FILES[slot] not in self._fds:
-                    self._fds[SLOT_FILES[slot]] = Source(old_dir / SLOT_FILES[slot])
+                if old["files"].get(SLOT_FILES[slot]) and SLOT_FILES[slot] not in self._sources:
+                    self._sources[SLOT_FILES[slot]] = Source(old_dir / SLOT_FILES[slot])
         self._starts: dict[str, int] = {}
         self._reusable: dict[str, bool] = {}  # unit -> reusable(unit), asked for each unit twice or more
 
@@ -271,7 +271,7 @@ class Blocks:
             if w.first:  # a JSON separator would differ (never a paper: the run comes first)
                 raise RuntimeError(f"cannot copy {unit}: it would open the {fmt} output")
             i = COLUMN[fmt]
-            self.sinks[fmt].copy(self._fds[SLOT_FILES[fmt]], old[i], old[i + 1])
+            self.sinks[fmt].copy(self._sources[SLOT_FILES[fmt]], old[i], old[i + 1])
         self.reused += 1
         if unit.startswith("paper/"):
             self.reused_papers += 1
@@ -297,7 +297,7 @@ class Blocks:
         start = sink.pos
         if not first and self.reusable(unit, (slot,)):
             old, i = self.old_units[unit], COLUMN[slot]
-            sink.copy(self._fds[SLOT_FILES[slot]], old[i], old[i + 1])
+            sink.copy(self._sources[SLOT_FILES[slot]], old[i], old[i + 1])
         else:
             write()
         if first:
@@ -339,9 +339,9 @@ class Blocks:
         return _merge(removed), _merge(added)
 
     def close(self) -> None:
-        for src in self._fds.values():
+        for src in self._sources.values():
             src.close()
-        self._fds = {}
+        self._sources = {}
 
     def state(self, base: str, files: dict[str, list]) -> dict:
         return {"format": STATE_FORMAT, "code": code_fingerprint(), "base": base, "files": files,

@@ -327,8 +327,9 @@ def test_a_staged_build_writes_the_same_files_and_a_failed_one_keeps_the_last(tm
 
 def test_sink_bytes_the_same_with_a_small_writeback_window(tmp_path):
     """Text and copied ranges through a Sink whose dirty pages are written back and dropped
-    every 4 KiB, the copies read 8 KiB at a time: the file holds exactly what was written, in order (on Linux the pages written
-    before the last two windows were handed to the disk and dropped)."""
+    every 4 KiB, the copies read 8 KiB at a time: the file holds exactly what was written,
+    in order (on Linux the pages written before the last two windows were handed to the
+    disk and dropped)."""
     import sys
 
     from kg._writeback import Source
