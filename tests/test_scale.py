@@ -37,22 +37,25 @@ def test_cache_hits_give_the_same_extractions(tmp_path):
 def test_cached_results_share_their_repeated_strings(tmp_path):
     """A decoded result holds one object per distinct sentence, name and rule, not one per
     mention (equal values: the test above); memory a build faults in and its children copy."""
-    recs = corpus(40)
+    recs = corpus(40) + [_defining(0, "ZorbNet"), _using(0, "ZorbNet")]  # and the corpus-name pass
     cache = ExtractionCache(tmp_path)
-    list(extract_records(recs, cache=cache))
+    fresh = list(extract_records(recs, cache=cache))
     hits = list(extract_records(recs, cache=cache))
-    assert cache.hits == 40
+    assert cache.hits == len(recs)
     cache.close()
-    mentions = [m for ex in hits for m in ex.mentions]
-    sentences = {(ex.doc, m.sentence) for ex in hits for m in ex.mentions}
-    assert len(mentions) > len(sentences)  # some sentences name several things
-    assert len({id(m.sentence) for m in mentions}) == len(sentences)
+    for run in (fresh, hits):  # spaCy's results in this process, then the cache's decoded
+        mentions = [m for ex in run for m in ex.mentions]
+        sentences = {(ex.doc, m.sentence) for ex in run for m in ex.mentions}
+        assert len(mentions) > len(sentences)  # some sentences name several things
+        assert len({id(m.sentence) for m in mentions}) == len(sentences)
+        assert any(m.source == "kg_corpus" for m in mentions)
     assert len({id(m.source) for m in mentions}) == len({m.source for m in mentions})
     for ex in hits:
         texts = {m.text: m.text for m in ex.mentions}
         for e in ex.entities:
             assert all(m.text is texts[m.text] for m in e.mentions)
             assert e.name not in texts or e.name is texts[e.name]
+
 
 def _defining(i: int, name: str) -> Record:
     return Record(doc=f"d{i}", abstract=f"We propose {name}, a new model for image segmentation. "

@@ -298,7 +298,7 @@ def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id) -> tuple[
         value = rows[keys[t]][1]
         if value is not None:
             ex, sents = done[t]
-            done[t] = (add_entities(ex, decode_added(value)), sents)
+            done[t] = (add_entities(ex, decode_added(value, ex)), sents)
     ok = set(valid)
     return [t for t in texts if t not in ok], relabel
 
@@ -328,7 +328,7 @@ def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cac
                     for t, new in zip(chunk, results):
                         ex, sents = done[t]
                         if isinstance(new, str):  # from a forked worker: what it added
-                            done[t] = (add_entities(ex, decode_added(new)), sents)
+                            done[t] = (add_entities(ex, decode_added(new, ex)), sents)
                         elif new is not None:  # from Dask: the whole extraction
                             done[t] = (new, sents)
                             new = encode_added(new, ex)

@@ -131,9 +131,14 @@ def encode_added(final: Extraction, first: Extraction) -> str | None:
                        for e in added], ensure_ascii=False)
 
 
-def decode_added(value: str) -> tuple[DocEntity, ...]:
-    """The entities :func:`encode_added` wrote."""
+def decode_added(value: str, first: Extraction | None = None) -> tuple[DocEntity, ...]:
+    """The entities :func:`encode_added` wrote; their strings shared with those of
+    ``first``, the result they are added to (see :func:`decode`)."""
     own: dict[str, str] = {}
+    if first is not None:
+        for m in first.mentions:
+            own.setdefault(m.sentence, m.sentence)
+            own.setdefault(m.text, m.text)
     return tuple(_entity(t, name, aliases, role, _mentions(mentions, own), own)
                  for t, name, aliases, role, mentions in json.loads(value))
 

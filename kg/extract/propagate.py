@@ -137,6 +137,7 @@ def propagate(extraction: Extraction, text: str, lexicon: dict, pattern: "Finder
         if not m.source.endswith("@title"):
             taken.add(m.start, m.end)
     found: dict[tuple, list[Mention]] = {}
+    said = {m.sentence: m.sentence for m in extraction.mentions}  # a sentence's one string, as its other mentions hold it
     starts = [s for s, _ in sents]
     for start, end, form in pattern.finditer(text):
         type_, forms = lexicon[form]
@@ -144,6 +145,7 @@ def propagate(extraction: Extraction, text: str, lexicon: dict, pattern: "Finder
             continue
         k = bisect.bisect_right(starts, start) - 1
         sentence = text[sents[k][0]:sents[k][1]] if k >= 0 and start < sents[k][1] else ""
+        sentence = said.setdefault(sentence, sentence)
         role = "used" if type_ == "Method" else ""
         found.setdefault((type_, forms), []).append(
             Mention(text=form, type=type_, start=start, end=end, role=role, source=_SOURCE, sentence=sentence))
