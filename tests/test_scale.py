@@ -33,7 +33,6 @@ def test_cache_hits_give_the_same_extractions(tmp_path):
     cache.close()
 
 
-
 def test_cached_results_share_their_repeated_strings(tmp_path):
     """A decoded result holds one object per distinct sentence, name and rule, not one per
     mention (equal values: the test above); memory a build faults in and its children copy."""

@@ -82,16 +82,11 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     sents = [(sent.start_char, sent.end_char) for sent in sentences(doc)]
     sent_starts = [s for s, _ in sents]
 
-    said: dict[int, str] = {}  # one string a sentence, shared by its mentions (as a cached result decodes)
+    sent_texts = [full[s:e] for s, e in sents]  # one string a sentence, shared by its mentions
 
     def sentence_of(start: int) -> str:
         k = bisect.bisect_right(sent_starts, start) - 1
-        if k < 0 or start >= sents[k][1]:
-            return ""
-        text = said.get(k)
-        if text is None:
-            text = said[k] = full[sents[k][0]:sents[k][1]]
-        return text
+        return sent_texts[k] if k >= 0 and start < sents[k][1] else ""
 
     def mention(s, e, text, type_, role, source) -> Mention:
         in_title = s < title_len
