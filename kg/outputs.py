@@ -204,7 +204,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             n = write_rdf_files(blocks)
             rdf_seconds = time.perf_counter() - t
             # the store update starts on it, in the parent's reader thread (not between two views)
-            send({"ranges": blocks.changed_ranges(), "triples": n}, now=True)
+            send({"ranges": blocks.changed_triples(outdir / RDF_FORMATS["nt"], nt_path), "triples": n}, now=True)
             blocks.close()
             send({"delta": True, "reused": blocks.reused, "reused_papers": blocks.reused_papers,
                   "papers": sum(1 for u in digests if u.startswith("paper/")), "digested": len(digests),

@@ -112,10 +112,12 @@ class StoreLoader:
 class StoreUpdater:
     """Builds the store of a new build in ``new_dir`` from the last build's store in
     ``old_dir``: a checkpoint of it (RocksDB hard-links the immutable table files,
-    so nothing is copied), less the triples of the ``removed`` byte ranges of the
-    old N-Triples file, plus those of the ``added`` ranges of the new one. Runs in a
-    thread like :class:`StoreLoader` (same ``close`` / ``abort`` / ``seconds``); the
-    two files must be complete.
+    so nothing is copied), less the triples of ``removed``, plus those of ``added``:
+    each a list of byte ranges ``(start, end)`` of an N-Triples file (the old one for
+    ``removed``, the new one for ``added``) and ``bytes`` of whole N-Triples lines
+    (see :meth:`kg.reuse.Blocks.changed_triples`). Runs in a thread like
+    :class:`StoreLoader` (same ``close`` / ``abort`` / ``seconds``); the two files
+    must be complete.
     """
 
     def __init__(self, old_dir: str | Path, new_dir: str | Path, old_nt: str | Path, removed: list,
@@ -125,7 +127,7 @@ class StoreUpdater:
         self.seconds = 0.0
         self.removed_triples = 0
         self.phases: dict[str, float] = {}
-        self.added_bytes = sum(e - s for s, e in added)
+        self.added_bytes = sum(len(i) if isinstance(i, bytes) else i[1] - i[0] for i in added)
 
         def chunks(path, ranges):
             """The ranges' bytes in batches of about ``chunk_bytes`` (whole lines): each
@@ -141,9 +143,13 @@ class StoreUpdater:
             if batch:
                 yield b"".join(batch)
 
-        def pieces(path, ranges):
+        def pieces(path, items):
             with open(path, "rb") as f:
-                for start, end in ranges:
+                for item in items:
+                    if isinstance(item, bytes):  # whole lines already
+                        yield item
+                        continue
+                    start, end = item
                     while start < end and not self._stop:
                         size = min(chunk_bytes, end - start)
                         while True:

@@ -360,3 +360,52 @@ def test_sink_bytes_the_same_with_a_small_writeback_window(tmp_path):
     if sys.platform.startswith("linux") and sink.writeback.enabled:
         assert sink.writeback.dropped > 0
         assert sink.writeback.started - sink.writeback.dropped <= 2 * 4096 + 10_000
+
+
+def test_the_store_delta_moves_only_the_lines_that_changed(tmp_path):
+    # A changed unit's old and new blocks are compared line by line; a new unit's block is
+    # added and a gone unit's removed as byte ranges of their files.
+    from kg.reuse import COLUMN, SLOTS, Blocks
+
+    def row(digest, start, end):
+        r = [digest, 0] + [-1] * (2 * len(SLOTS))
+        r[COLUMN["nt"]], r[COLUMN["nt"] + 1] = start, end
+        return r
+
+    old_lines = [b"<a> <p> <x> .\n", b'<a> <count> "3" .\n', b"<a> <q> <y> .\n", b"<c> <p> <z> .\n", b"<k> <p> <k> .\n"]
+    new_lines = [b"<k> <p> <k> .\n", b"<a> <p> <x> .\n", b'<a> <count> "4" .\n', b"<a> <q> <y> .\n",
+                 b"<b> <p> <x> .\n"]
+    (tmp_path / "old.nt").write_bytes(b"".join(old_lines))
+    (tmp_path / "new.nt").write_bytes(b"".join(new_lines))
+    ends = [sum(map(len, old_lines[:i])) for i in range(6)]
+    new_ends = [sum(map(len, new_lines[:i])) for i in range(6)]
+    old = {"units": {"a": row("a1", ends[0], ends[3]), "c": row("c1", ends[3], ends[4]), "k": row("k1", ends[4], ends[5])},
+           "firsts": {}, "files": {}}
+    blocks = Blocks({}, {}, old, tmp_path)
+    blocks.units = {"k": row("k1", new_ends[0], new_ends[1]), "a": row("a2", new_ends[1], new_ends[4]),
+                    "b": row("b1", new_ends[4], new_ends[5])}
+    removed, added = blocks.changed_triples(tmp_path / "old.nt", tmp_path / "new.nt")
+    assert removed == [(ends[3], ends[4]), b'<a> <count> "3" .\n']  # unit c gone; one line of a
+    assert added == [(new_ends[4], new_ends[5]), b'<a> <count> "4" .\n']  # unit b new; one line of a
+
+
+def test_a_rebuild_removes_from_the_store_only_the_triples_that_changed(tmp_path):
+    # One paper more: the entities it names get a new kg:paperCount (and the odd new link or
+    # alias); those triples leave the store, not the whole blocks of the changed entities.
+    # The store is still a full build's.
+    def units(folder: Path) -> dict:
+        body = (folder / STATE_FILE).read_bytes().rstrip(b"\n").rpartition(b"\n")[0]
+        return json.loads(body)["units"]
+
+    records = corpus(60, 13)
+    out = tmp_path / "out"
+    build(records[:59], out)
+    before = units(out)
+    said = build(records, out)
+    after = units(out)
+    changed = [u for u, row in after.items() if u in before and before[u][0] != row[0]]
+    in_their_blocks = sum(before[u][1] for u in changed)  # the triples of their old blocks
+    removed = int(re.search(r"\(([\d,]+) triples removed", said[0]).group(1).replace(",", ""))
+    assert 0 < removed < in_their_blocks / 2, (said, in_their_blocks)
+    build(records, tmp_path / "full", reuse=False)
+    assert triples(out) == triples(tmp_path / "full")
