@@ -204,7 +204,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             n = write_rdf_files(blocks)
             rdf_seconds = time.perf_counter() - t
             # the store update starts on it, in the parent's reader thread (not between two views)
-            send({"ranges": blocks.changed_triples(outdir / RDF_FORMATS["nt"], nt_path), "triples": n}, now=True)
+            send({"changes": blocks.changed_triples(outdir / RDF_FORMATS["nt"], nt_path), "triples": n}, now=True)
             blocks.close()
             send({"delta": True, "reused": blocks.reused, "reused_papers": blocks.reused_papers,
                   "papers": sum(1 for u in digests if u.startswith("paper/")), "digested": len(digests),
@@ -221,7 +221,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 
         def start_store_update(message: dict) -> None:
             """The store of this build from the last one's, once the child's RDF files are written."""
-            removed, added = message["ranges"]
+            removed, added = message["changes"]
             store["triples"] = message["triples"]
             store["loader"] = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"],
                                            removed, nt_path, added)
@@ -231,7 +231,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         def take(message: dict) -> None:
             """A message of the child: its digests; its RDF blocks are written (their rows
             for the state), or most units changed (write everything here); or the jobs it
-            took are done. (Its store ranges go to :func:`start_store_update` as they arrive.)"""
+            took are done. (Its store changes go to :func:`start_store_update` as they arrive.)"""
             if "views" in message:
                 drawn.update(message["views"])
                 for kind, seconds in message["seconds"].items():

@@ -18,7 +18,8 @@ from kg.ingest import read_records, sample_paths
 from kg.model import Record
 from kg.outputs import Staging, write_outputs
 from kg.resolve import resolve
-from kg.reuse import STATE_FILE
+from kg.namespace import DEFAULT_BASE
+from kg.reuse import STATE_FILE, read_state
 
 SKIP = {"store"}
 
@@ -394,8 +395,9 @@ def test_a_rebuild_removes_from_the_store_only_the_triples_that_changed(tmp_path
     # alias); those triples leave the store, not the whole blocks of the changed entities.
     # The store is still a full build's.
     def units(folder: Path) -> dict:
-        body = (folder / STATE_FILE).read_bytes().rstrip(b"\n").rpartition(b"\n")[0]
-        return json.loads(body)["units"]
+        state, why = read_state(folder, DEFAULT_BASE, [])
+        assert state is not None, why
+        return state["units"]
 
     records = corpus(60, 13)
     out = tmp_path / "out"
