@@ -187,11 +187,11 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 
         def delta_child(send) -> dict:
             """In a forked child, when the last build's state is usable: digest the units and,
-            if most are unchanged, send the digests (the build process writes graph.json from
-            them), write the RDF blocks (mostly copied from the last build's files), send what
-            the parent needs of them (the store update starts on it, the state takes their
-            rows), then take :data:`JOBS` as the build process does. Else send the digests
-            back for a full write."""
+            if most are unchanged, send the digests (graph.json is written from them), write the
+            RDF blocks (mostly copied from the last build's files), send what the parent needs
+            of them (the store update starts on it, the state takes their rows), then take jobs
+            as the build process does: if it is graph.json, the child writes it and the build
+            state. Else send the digests back for a full write."""
             t = time.perf_counter()
             digests = unit_digests(G)
             blocks = Blocks(digests, sinks, old, outdir)
@@ -205,7 +205,6 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             rdf_seconds = time.perf_counter() - t
             # the store update starts on it, in the parent's reader thread (not between two views)
             send({"changes": blocks.changed_triples(outdir / RDF_FORMATS["nt"], nt_path), "triples": n}, now=True)
-            blocks.close()
             send({"delta": True, "reused": blocks.reused, "reused_papers": blocks.reused_papers,
                   "papers": sum(1 for u in digests if u.startswith("paper/")), "digested": len(digests),
                   "digest": digest_seconds, "rdf": rdf_seconds, "units": blocks.units})
@@ -214,10 +213,17 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             cards = CardCache(G)
             while (job := queue.take()) is not None:
                 t = time.perf_counter()
+                if job == GRAPH_JSON:  # graph.json from this child's blocks, then the state of them all
+                    write_json_file(blocks)
+                    seconds["graph.json"] = time.perf_counter() - t
+                    write_build_state(blocks)
+                    seconds["build-state"] = time.perf_counter() - t - seconds["graph.json"]
+                    continue
                 kind, rows = run_job(job, cards)
                 drawn.update(rows)
                 seconds[kind] += time.perf_counter() - t
-            return {"views": drawn, "seconds": seconds}
+            blocks.close()
+            return {"views": drawn, "seconds": seconds, "state_written": "build-state" in seconds}
 
         def start_store_update(message: dict) -> None:
             """The store of this build from the last one's, once the child's RDF files are written."""
@@ -236,6 +242,9 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                 drawn.update(message["views"])
                 for kind, seconds in message["seconds"].items():
                     timings[f"child:{kind}"] = seconds
+                if message["state_written"]:  # graph.json and the state too
+                    sinks["json"].abort()  # this process's copy of the file
+                    counts["state_written"] = True
                 return
             if "digests" in message and "delta" not in message:
                 child["digests"] = message["digests"]
@@ -252,10 +261,10 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                           reused_papers=message["reused_papers"])
             timings["child:rdf"] = message["rdf"]
 
-        def json_and_state() -> None:
-            """In an incremental build, graph.json (from the child's digests: this process is
-            free once its views are drawn, the child copies gigabytes of RDF blocks), then,
-            with the child's rows of the RDF blocks, the build state."""
+        def json_here() -> None:
+            """The graph.json job taken by this process in an incremental build: the file
+            from the child's digests (unless most units changed and everything was written
+            here). The state waits for the rows of the child's RDF blocks (:func:`state_here`)."""
             nonlocal blocks
             while "digests" not in child and blocks is None:
                 take(writer.next())
@@ -265,6 +274,10 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             blocks = Blocks(child["digests"], {"json": sinks["json"]}, old, outdir)
             write_json_file(blocks)
             timings["graph.json"] = time.perf_counter() - t
+            counts["json_here"] = True
+
+        def state_here() -> None:
+            """The build state, from this process's graph.json rows and those of the child's RDF blocks."""
             while "units" not in child:
                 take(writer.next())
             t = time.perf_counter()
@@ -275,15 +288,19 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 
         drawn: dict[str, tuple] = {}  # view -> its row of the index page
         # the views and JSON Lines files, each made by whichever process is free first
-        queue = _Shared([job for job in JOBS if job not in staging.started])
+        jobs = [job for job in JOBS if job not in staging.started]
+        if old is not None:
+            # graph.json is written from the child's digests by whichever process is free
+            # first: the child once its RDF blocks are copied, or this one after its views
+            # (100k + 1%: the child idled for 17 s while this process wrote it, 7 s with the state)
+            jobs.append(GRAPH_JSON)
+        queue = _Shared(jobs)
         if old is not None:
             # Most of an incremental build's block writing is the kernel copying old blocks,
             # but the Python between the copies, in a thread, fought the views for the GIL
             # (100k: 13 s alone, 35 s next to them). A forked child has a GIL of its own; it
             # also digests the units (its pages are copied as it reads them: memory shared
-            # only in part), then takes jobs as this process does. This process writes
-            # graph.json and the state once its views are drawn (100k + 1%: the child's
-            # copying ran 8 s past them when it wrote both).
+            # only in part), then takes jobs as this process does.
             writer = _Forked(delta_child, on_now=start_store_update)
         else:
             digests = unit_digests(G)
@@ -294,12 +311,17 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         while (job := queue.take()) is not None:
             while writer is not None and writer.ready():
                 take(writer.next())  # the store update runs in a thread while the other jobs are done
+            if job == GRAPH_JSON:
+                json_here()
+                lap("json-state")
+                continue
             kind, rows = run_job(job, cards)
             drawn.update(rows)
             lap(kind)
         if writer is not None:
-            json_and_state()
-            lap("json-state")
+            if counts.get("json_here"):
+                state_here()
+                lap("json-state")
             while not writer.done:
                 take(writer.next())
             writer = None
@@ -438,6 +460,8 @@ class Staging:
 #: JSON Lines files, slowest first (100k papers: 7.6, 5.3, 4.2, 3.9, 4.4 and 1.3 s). In an
 #: incremental build the block writer's child takes the next one when its own work is done.
 JOBS = ("method-task", "overview", "paper", "dataset", "extractions.jsonl", "records.jsonl")
+#: The job of writing graph.json, in an incremental build (after :data:`JOBS`).
+GRAPH_JSON = "graph.json"
 
 
 def draw_view(G: nx.MultiDiGraph, folder: Path, view: str, cards: dict) -> tuple:

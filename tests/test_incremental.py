@@ -157,11 +157,65 @@ def test_a_failed_incremental_build_leaves_the_previous_outputs(tmp_path, monkey
     assert not list(tmp_path.glob(".out.tmp-*"))
 
 
-@pytest.mark.parametrize("part, in_child", [("write_rdf", True), ("write_graph_json", False)])
+def hold(monkeypatch, name: str, in_child: bool, seconds: float) -> None:
+    """Make ``kg.outputs.<name>`` (still the real function) wait ``seconds`` first when it
+    runs in the block writer's forked child (``in_child``) or in this process: which of
+    the two takes a shared job (graph.json) depends on which is free first."""
+    import time
+
+    import kg.outputs
+
+    real, me = getattr(kg.outputs, name), os.getpid()
+
+    def held(*args, **kwargs):
+        if (os.getpid() != me) == in_child:
+            time.sleep(seconds)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(kg.outputs, name, held)
+
+
+def writer_of_graph_json(monkeypatch, tmp_path: Path) -> Path:
+    """A file that will hold the pid of the process that writes graph.json."""
+    import kg.outputs
+
+    real, mark = kg.outputs.write_graph_json, tmp_path / "json-pid"
+
+    def marked(*args, **kwargs):
+        mark.write_text(str(os.getpid()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(kg.outputs, "write_graph_json", marked)
+    return mark
+
+
+@pytest.mark.parametrize("by_child", [True, False])
+def test_graph_json_by_either_process_gives_the_files_of_a_full_build(tmp_path, monkeypatch, by_child):
+    """In a rebuild, graph.json (and then the build state) is written by whichever of the
+    build process and the block writer's child is free first; the bytes are the same."""
+    records = corpus(60, 4)
+    inc, full = tmp_path / "inc", tmp_path / "full"
+    build(records[:45], inc)
+    build(records, full, reuse=False)
+    mark = writer_of_graph_json(monkeypatch, tmp_path)
+    if by_child:
+        hold(monkeypatch, "draw_view", in_child=False, seconds=0.5)  # this process is busy drawing
+    else:
+        hold(monkeypatch, "write_rdf", in_child=True, seconds=4.0)  # the child is busy copying
+    said = build(records, inc)
+    assert (int(mark.read_text()) != os.getpid()) == by_child
+    assert reused(said)[0] > 0, said
+    assert files(inc) == files(full)
+    assert triples(inc) == triples(full)
+    assert read_state(inc, DEFAULT_BASE, ["nt", "json.nodes", "json.links"])[0] is not None  # the next build reuses
+
+
+@pytest.mark.parametrize("part, in_child", [("write_rdf", True), ("write_graph_json", False),
+                                            ("write_graph_json", True)])
 def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkeypatch, part, in_child):
     """The RDF blocks of an incremental build are written in a forked child, graph.json in
-    the build process: an error of either (a full disk here) is the build's, and the
-    previous outputs stay."""
+    whichever process is free first: an error of either (a full disk here) is the build's,
+    and the previous outputs stay."""
     import errno
 
     import kg.outputs
@@ -170,6 +224,11 @@ def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkey
     out = tmp_path / "out"
     build(records[:30], out)
     before = files(out)
+    if part == "write_graph_json":  # the other process is kept busy, so that this one takes it
+        if in_child:
+            hold(monkeypatch, "draw_view", in_child=False, seconds=0.5)
+        else:
+            hold(monkeypatch, "write_rdf", in_child=True, seconds=4.0)
 
     def full_disk(*args, **kwargs):
         (tmp_path / "pid").write_text(str(os.getpid()))
