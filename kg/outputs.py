@@ -131,7 +131,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     blocks = None
     sinks: dict[str, Sink] = {}
     store: dict = {}  # the store's builder ("loader"), made by whichever part writes graph.nt
-    writer = queue = None
+    writer = queue = json_job = None
     counts: dict = {}  # papers and digested units, for the report
     try:
         if reuse:
@@ -190,8 +190,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             if most are unchanged, send the digests (graph.json is written from them), write the
             RDF blocks (mostly copied from the last build's files), send what the parent needs
             of them (the store update starts on it, the state takes their rows), then take jobs
-            as the build process does: if it is graph.json, the child writes it and the build
-            state. Else send the digests back for a full write."""
+            as the build process does, graph.json first if that process has not taken it (the
+            child then writes the build state too). Else send the digests back for a full write."""
             t = time.perf_counter()
             digests = unit_digests(G)
             blocks = Blocks(digests, sinks, old, outdir)
@@ -211,7 +211,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             drawn: dict = {}  # then the jobs the build process has not taken yet
             seconds = {"html": 0.0, "jsonl": 0.0}
             cards = CardCache(G)
-            while (job := queue.take()) is not None:
+            while (job := json_job.take() or queue.take()) is not None:  # graph.json first, if still there
                 t = time.perf_counter()
                 if job == GRAPH_JSON:  # graph.json from this child's blocks, then the state of them all
                     write_json_file(blocks)
@@ -288,13 +288,12 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 
         drawn: dict[str, tuple] = {}  # view -> its row of the index page
         # the views and JSON Lines files, each made by whichever process is free first
-        jobs = [job for job in JOBS if job not in staging.started]
-        if old is not None:
-            # graph.json is written from the child's digests by whichever process is free
-            # first: the child once its RDF blocks are copied, or this one after its views
-            # (100k + 1%: the child idled for 17 s while this process wrote it, 7 s with the state)
-            jobs.append(GRAPH_JSON)
-        queue = _Shared(jobs)
+        queue = _Shared([job for job in JOBS if job not in staging.started])
+        # In an incremental build, graph.json is written from the child's digests by the child
+        # once its RDF blocks are copied (it takes that job first), or by this process if it
+        # runs out of other jobs first (100k + 1%: the child idled 17 s while this process
+        # drew its last view and then wrote graph.json and the state, 7 s)
+        json_job = _Shared([GRAPH_JSON] if old is not None else [])
         if old is not None:
             # Most of an incremental build's block writing is the kernel copying old blocks,
             # but the Python between the copies, in a thread, fought the views for the GIL
@@ -308,7 +307,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             full(digests)
         lap("blocks")
         cards = CardCache(G)
-        while (job := queue.take()) is not None:
+        while (job := queue.take() or json_job.take()) is not None:
             while writer is not None and writer.ready():
                 take(writer.next())  # the store update runs in a thread while the other jobs are done
             if job == GRAPH_JSON:
@@ -357,12 +356,14 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                 report(f"reuse    {copied}; store updated ({loader.removed_triples:,} triples removed, "
                        f"{loader.added_bytes / 1e6:.1f} MB of N-Triples added; {phases})")
         queue.close()
+        json_job.close()
         _swap(tmp, outdir)
     except BaseException:
         if writer is not None:
             writer.kill()
-        if queue is not None:
-            queue.close()
+        for jobs in (queue, json_job):
+            if jobs is not None:
+                jobs.close()
         for sink in sinks.values():
             sink.abort()
         if blocks is not None:
