@@ -291,8 +291,9 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         queue = _Shared([job for job in JOBS if job not in staging.started])
         # In an incremental build, graph.json is written from the child's digests by the child
         # once its RDF blocks are copied (it takes that job first), or by this process if it
-        # runs out of other jobs first (100k + 1%: the child idled 17 s while this process
-        # drew its last view and then wrote graph.json and the state, 7 s)
+        # runs out of other jobs first: whichever side is done first (at 100k + 1% the two now
+        # end within a second of each other; with the slower layout of before, the child idled
+        # 17 s while this process drew its last view, then wrote graph.json and the state)
         json_job = _Shared([GRAPH_JSON] if old is not None else [])
         if old is not None:
             # Most of an incremental build's block writing is the kernel copying old blocks,
