@@ -140,9 +140,9 @@ def _check_dask_workers(client) -> None:
 
 
 def _map_chunks(kind: str, chunks: list, workers: int, client, meanwhile=None):
-    """One pass ("first": spaCy, "second": corpus names) over ``chunks`` in forked
-    workers, or on Dask if ``client``; yields (chunk, result) in order. ``meanwhile()``
-    is called here once the workers have their work (before, on Dask)."""
+    """One pass ("first": spaCy, "second": corpus names) over ``chunks`` in ``workers``
+    forked processes, or on Dask if ``client``; yields (chunk, result) in order.
+    ``meanwhile()`` is called here once the workers have their work (before, on Dask)."""
     if meanwhile is not None and client is not None:
         meanwhile()
     if client is not None and kind == "first":
@@ -182,6 +182,28 @@ def _pool(workers: int):
 
 def _n_workers(workers: int, client) -> int:
     return max(workers, len(client.scheduler_info().get("workers", ())) if client is not None else 1, 1)
+
+
+#: What the first pass costs, counted in texts through spaCy in one process: decoding one
+#: cached result (about 0.05 ms here, against about 2 ms for a text) and building the
+#: pipeline in a worker (about 1.4 s). See :func:`_first_pass_pool`.
+DECODE_COST = 1 / 40
+PIPELINE_COST = 700
+
+
+def _first_pass_pool(workers: int, new: int, cached: int) -> int:
+    """How many processes to fork for the first pass over ``new`` texts when this process
+    decodes ``cached`` stored results meanwhile, on ``workers`` cores: one fewer than
+    ``workers`` when one worker would be done within the decoding (the decoding keeps a
+    core busy, and another worker would share it while building its own pipeline).
+    Results are the same for any number.
+
+    >>> _first_pass_pool(2, 1000, 99000), _first_pass_pool(2, 1000, 0), _first_pass_pool(2, 10000, 90000)
+    (1, 2, 2)
+    """
+    if workers > 1 and PIPELINE_COST + new <= cached * DECODE_COST:
+        return workers - 1
+    return workers
 
 
 def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, corpus_names: bool = True,
@@ -243,7 +265,8 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
                     # get_nlp(), this process's if it has one, or builds its own (1.4 s) while
                     # this process decodes the cached results (100k + 1%: 4.6 s of decoding)
                     _POOL_NLP = nlp
-                for chunk, results in _map_chunks("first", chunks, workers, dask, meanwhile=decode_stored):
+                pool = n if dask is not None else _first_pass_pool(workers, len(items), len(stored))
+                for chunk, results in _map_chunks("first", chunks, pool, dask, meanwhile=decode_stored):
                     for (t, _), r in zip(chunk, results):
                         if cache is not None:  # only a cache needs the text (100k: about 250 MB)
                             encoded[t] = r
