@@ -10,7 +10,8 @@ latency (median, p95) on the Oxigraph store and, up to 10k, on rdflib's
 in-memory store of the same triples (as a ratio); `--workers 2` extraction
 speed-up; the rebuild after adding 1% new abstracts (with the extraction
 cache) as a share of the full build. Then growth 10k -> 100k and, at
---ratio-size, full build over bare tokenization. Writes a markdown table.
+--ratio-size, full build over bare tokenization. Writes a markdown table into
+--md between its two marker lines (see merge_results), keeping the rest of the file.
 """
 from __future__ import annotations
 
@@ -50,6 +51,29 @@ def head(src: Path, n: int, dst: Path) -> Path:
                 break
             fout.write(line)
     return dst
+
+
+#: Where a run's results go in an existing results file: the text between these lines is
+#: replaced, the rest (notes of earlier sessions, analyses) kept.
+BEGIN, END = "<!-- bench.py results: begin -->", "<!-- bench.py results: end -->"
+
+
+def merge_results(old: str, results: str) -> str:
+    """``old`` (a results file) with its part between :data:`BEGIN` and :data:`END`
+    replaced by ``results``; ``results`` between the two lines, then ``old``, if
+    ``old`` has no such part (nothing of it is lost).
+
+    >>> merge_results("", "T\\n") == f"{BEGIN}\\nT\\n{END}\\n"
+    True
+    >>> merge_results(f"# x\\n{BEGIN}\\nold\\n{END}\\nnotes\\n", "new\\n")
+    '# x\\n<!-- bench.py results: begin -->\\nnew\\n<!-- bench.py results: end -->\\nnotes\\n'
+    """
+    block = f"{BEGIN}\n{results}{END}\n"
+    start, end = old.find(BEGIN), old.find(END)
+    if start < 0 or end < start:
+        return block + ("\n" + old if old else "")
+    rest = old[end + len(END):]
+    return old[:start] + block + (rest[1:] if rest.startswith("\n") else rest)
 
 
 def child_rss_mb() -> float:
@@ -201,8 +225,7 @@ def main() -> int:
     t_tok = time.perf_counter() - t
     r_wall, _, _ = kg_build([rpath], tmp / "ratio-out", "--no-cache", "--workers", "2")
     r_wall1, _, _ = kg_build([rpath], tmp / "ratio-out1", "--no-cache")
-    lines = ["# abstract-kg scale benchmark", "",
-             f"Machine: {resource.getpagesize()} B pages, 2 cores; `python scripts/bench.py --sizes {' '.join(map(str, args.sizes))}`.",
+    lines = [f"Machine: {resource.getpagesize()} B pages, 2 cores; `python scripts/bench.py --sizes {' '.join(map(str, args.sizes))}`.",
              "Synthetic corpora from `scripts/make_corpus.py` (real sentences recombined, new names growing with N).", "",
              "| N | extract/s (1 proc) | ratio to tokenization | extract x2 workers | full build (2 workers) | peak RSS | "
              "triples | stage breakdown | outputs | SPARQL median / p95 | rdflib / Oxigraph | +1% rebuild |",
@@ -229,7 +252,8 @@ def main() -> int:
     lines.append(f"Full build of {args.ratio_size:,} abstracts over bare tokenization: "
                  f"{r_wall / t_tok:.1f}x with 2 workers, {r_wall1 / t_tok:.1f}x with one "
                  f"(tokenization {t_tok:.2f} s, builds {r_wall:.1f} s / {r_wall1:.1f} s).")
-    args.md.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    old = args.md.read_text(encoding="utf-8") if args.md.exists() else "# abstract-kg scale benchmark\n\n"
+    args.md.write_text(merge_results(old, "\n".join(lines) + "\n"), encoding="utf-8")
     print("\n".join(lines))
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
