@@ -193,9 +193,9 @@ PIPELINE_COST = 700
 
 def _first_pass_pool(workers: int, new: int, cached: int) -> int:
     """How many processes to fork for the first pass over ``new`` texts when this process
-    decodes ``cached`` stored results meanwhile, on ``workers`` cores: one fewer than
-    ``workers`` when one worker would be done within the decoding (the decoding keeps a
-    core busy, and another worker would share it while building its own pipeline).
+    decodes ``cached`` stored results meanwhile, ``workers`` being asked for: one fewer when
+    one worker would be done within the decoding (the decoding keeps a core busy, and
+    another worker would share it while building its own pipeline).
     Results are the same for any number.
 
     >>> _first_pass_pool(2, 1000, 99000), _first_pass_pool(2, 1000, 0), _first_pass_pool(2, 10000, 90000)
@@ -255,7 +255,8 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     encoded: dict[str, str] = {}  # what workers sent, as the cache stores it
     items = [(t, texts[t][0]) for t in todo]
     if items and (dask is not None or (workers > 1 and len(items) > 200)):
-        n = _n_workers(workers, dask)
+        # forked workers: one fewer while this process decodes a long stretch of cached results
+        n = _n_workers(workers, dask) if dask is not None else _first_pass_pool(workers, len(items), len(stored))
         size = max(50, min(250, len(items) // (n * 4) + 1))  # small: no worker idles long at the end
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
         try:
@@ -265,8 +266,7 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
                     # get_nlp(), this process's if it has one, or builds its own (1.4 s) while
                     # this process decodes the cached results (100k + 1%: 4.6 s of decoding)
                     _POOL_NLP = nlp
-                pool = n if dask is not None else _first_pass_pool(workers, len(items), len(stored))
-                for chunk, results in _map_chunks("first", chunks, pool, dask, meanwhile=decode_stored):
+                for chunk, results in _map_chunks("first", chunks, n, dask, meanwhile=decode_stored):
                     for (t, _), r in zip(chunk, results):
                         if cache is not None:  # only a cache needs the text (100k: about 250 MB)
                             encoded[t] = r
