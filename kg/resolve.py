@@ -75,42 +75,48 @@ def venue_id(name: str) -> str:
     return "venue/" + iri_slug(norm_key(name))
 
 
-@without_gc
-def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Resolved:
-    records = list(records)
-    extractions = list(extractions)
-    by_doc = {ex.doc: ex for ex in extractions}
+#: An entity's spelling as a paper's extraction gives it: (type, name, aliases).
+Sig = tuple
 
-    # ---- papers: one per distinct abstract
-    paper_of_doc: dict[str, str] = {}
+
+def paper_groups(records: list[Record]) -> dict[str, list[Record]]:
+    """The records of each paper (one per distinct abstract), papers in order of first record."""
     groups: dict[str, list[Record]] = {}
     for rec in records:
-        pid = "paper/" + text_hash(rec.abstract)
-        groups.setdefault(pid, []).append(rec)
-        paper_of_doc[rec.doc] = pid
-    # The extraction of a paper: that of its first record (same abstract text).
-    paper_ex = {pid: by_doc[recs[0].doc] for pid, recs in groups.items() if recs[0].doc in by_doc}
+        groups.setdefault("paper/" + text_hash(rec.abstract), []).append(rec)
+    return groups
 
-    # ---- entities: union-find over (type, key)
+
+def paper_extractions(groups: dict[str, list[Record]], extractions: Iterable[Extraction]) -> dict[str, Extraction]:
+    """The extraction of each paper: that of its first record (same abstract text)."""
+    by_doc = {ex.doc: ex for ex in extractions}
+    return {pid: by_doc[recs[0].doc] for pid, recs in groups.items() if recs[0].doc in by_doc}
+
+
+def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tuple, Entity]]:
+    """Entities across papers: ({spelling: its cluster's root}, {root: Entity}).
+
+    Union-find over (type, key): case / hyphen / plural variants share a key; an
+    acronym joins its expansion unless the corpus expands it in more than one way.
+    A root is its cluster's smallest key, so it depends on the cluster only. Each
+    entity is named by the spelling most papers use.
+    """
     uf = UnionFind()
     acronym_links: dict[tuple, set] = defaultdict(set)
-    anchor_of: dict[int, tuple] = {}  # id(DocEntity) -> its anchor key (the entities live as long as paper_ex)
     key = lru_cache(maxsize=None)(compact_key)  # the same forms recur across papers
-    seen: dict[tuple, tuple] = {}  # (type, name, aliases) -> anchor: the same unions again change nothing
-    uses: dict[tuple, int] = {}  # (type, name, aliases) -> how many of the papers' entities are spelled so
-    for pid, ex in paper_ex.items():
+    seen: dict[Sig, tuple] = {}  # (type, name, aliases) -> anchor: the same unions again change nothing
+    uses: dict[Sig, int] = {}  # (type, name, aliases) -> how many of the papers' entities are spelled so
+    for ex in paper_ex.values():
         for ent in ex.entities:
             sig = (ent.type, ent.name, ent.aliases)
-            anchor = seen.get(sig)
-            if anchor is not None:
-                anchor_of[id(ent)] = anchor
+            if sig in uses:
                 uses[sig] += 1
                 continue
             uses[sig] = 1
             forms = [ent.name, *ent.aliases]
             longs = [f for f in forms if not _is_acronym(f)]
             shorts = [f for f in forms if _is_acronym(f)]
-            anchor = anchor_of[id(ent)] = seen[sig] = (ent.type, key(longs[0] if longs else shorts[0]))
+            anchor = seen[sig] = (ent.type, key(longs[0] if longs else shorts[0]))
             uf.find(anchor)
             for f in longs:
                 uf.union(anchor, (ent.type, key(f)))
@@ -125,11 +131,12 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
         if len(roots) == 1:
             uf.union(short, next(iter(roots)))
     roots = {anchor: uf.find(anchor) for anchor in set(seen.values())}
+    sig_root = {sig: roots[anchor] for sig, anchor in seen.items()}
 
     # each cluster's spellings, counted once a paper's entity (clusters in order of first use)
-    spellings: dict[tuple, list[tuple[tuple, int]]] = defaultdict(list)
+    spellings: dict[tuple, list[tuple[Sig, int]]] = defaultdict(list)
     for sig, n in uses.items():
-        spellings[roots[seen[sig]]].append((sig, n))
+        spellings[sig_root[sig]].append((sig, n))
 
     entities: dict[tuple, Entity] = {}
     for root, sigs in spellings.items():
@@ -142,85 +149,142 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
                 named_by[f] += n
         name = sorted(names.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0]
         forms = []
-        seen = {name.lower()}
+        lower = {name.lower()}
         for f in sorted(named_by):
-            if f.lower() not in seen:  # one form per case-insensitive spelling, the name's own left out
+            if f.lower() not in lower:  # one form per case-insensitive spelling, the name's own left out
                 forms.append(f)
-                seen.add(f.lower())
+                lower.add(f.lower())
         longs = [f for f in [name, *forms] if not _is_acronym(f)] or [name]
         key_form = sorted(longs, key=lambda f: (-named_by[f], f))[0]
         eid = f"{TYPE_PATH[type_]}/{iri_slug(norm_key(key_form))}"
         entities[root] = Entity(id=eid, type=type_, name=name, aliases=tuple(forms))
+    return sig_root, entities
 
-    # ---- code repositories: from the text and from the records' code fields
+
+def repo_id(url: str) -> str:
+    """The node id of a normalized GitHub URL.
+
+    >>> repo_id("https://github.com/Lab/Net")
+    'repository/github/lab/net'
+    """
+    owner, name = url.split("/")[3:5]
+    return f"repository/github/{iri_slug(owner.lower())}/{iri_slug(name.lower())}"
+
+
+def registry(groups: dict[str, list[Record]], paper_ex: dict[str, Extraction]) -> tuple[dict, dict]:
+    """The code repositories and venues the papers name: ({id: Entity}, {id: Entity}),
+    each made from its first mention (papers in order; the text's links, then the records' code fields)."""
     repos: dict[str, Entity] = {}
-
-    def repo(url: str) -> str:
-        owner, name = url.split("/")[3:5]
-        rid = f"repository/github/{iri_slug(owner.lower())}/{iri_slug(name.lower())}"
-        repos.setdefault(rid, Entity(id=rid, type="CodeRepository", name=f"{owner}/{name}", url=url))
-        return rid
-
-    # ---- relations, per paper: (predicate, object) -> mentions
-    rels: dict[str, dict[tuple[str, str], list[Mention]]] = {}
-    paper_objs: list[Paper] = []
     venues: dict[str, Entity] = {}
+
+    def repo(url: str) -> None:
+        rid = repo_id(url)
+        if rid not in repos:
+            owner, name = url.split("/")[3:5]
+            repos[rid] = Entity(id=rid, type="CodeRepository", name=f"{owner}/{name}", url=url)
+
     for pid, recs in groups.items():
         ex = paper_ex.get(pid)
-        mine = rels.setdefault(pid, {})
-        proposed_here = {roots[anchor_of[id(e)]] for e in (ex.entities if ex else ()) if e.role == "proposed"}
-        for ent in ex.entities if ex else ():
-            root = roots[anchor_of[id(ent)]]
-            obj = entities[root].id
-            if ent.type == "Method":
-                pred = "proposes" if root in proposed_here else "usesMethod"
-            else:
-                pred = TYPE_PREDICATE[ent.type]
-            mine.setdefault((pred, obj), []).extend(ent.mentions)
-        gh_mentions = [m for m in ex.mentions if m.type == "CodeRepository"] if ex and ex.github else []
         for url in ex.github if ex else ():
-            rid = repo(url)
-            ms = [m for m in gh_mentions if normalize_github(m.text) == url]
-            mine.setdefault(("hasCode", rid), []).extend(ms)
+            repo(url)
         for rec in recs:
             for c in rec.code:
                 url = normalize_github(c)
                 if url:
-                    mine.setdefault(("hasCode", repo(url)), [])
+                    repo(url)
         venue = next((r.venue for r in recs if r.venue), None)
-        year = next((r.year for r in recs if r.year), None)
         if venue:
             vid = venue_id(venue)
-            venues.setdefault(vid, Entity(id=vid, type="Venue", name=venue))
-            mine.setdefault(("publishedIn", vid), [])
-        title = next((r.title for r in recs if r.title), None)
-        proposed_names = [entities[r].name for r in sorted(proposed_here, key=lambda r: entities[r].id)]
-        first = recs[0]
-        paper_objs.append(Paper(
-            id=pid, abstract=first.abstract, docs=tuple(r.doc for r in recs), title=title,
-            venue=venue, year=year, url=next((r.url for r in recs if r.url), None),
-            label=paper_label(title, first.abstract, proposed_names),
-        ))
+            if vid not in venues:
+                venues[vid] = Entity(id=vid, type="Venue", name=venue)
+    return repos, venues
 
-    # ---- derived relations: a proposed method is applied to / evaluated on its paper's tasks / datasets
-    # (papers in order: each list of papers comes out sorted; a paper names a pair once, its
-    # relations being distinct (predicate, object) keys)
-    pids = sorted(rels)
+
+def resolve_paper(pid: str, recs: list[Record], ex: Extraction | None, sig_root: dict[Sig, tuple],
+                  entities: dict[tuple, Entity]) -> tuple[Paper, dict[tuple[str, str], list[Mention]]]:
+    """One paper and its relations, (predicate, object) -> mentions (in order of first use).
+
+    What it gives depends only on the paper's records, its extraction and, for each
+    spelling of an entity in that extraction, the cluster's root and :class:`Entity`.
+    """
+    mine: dict[tuple[str, str], list[Mention]] = {}
+    ents = ex.entities if ex else ()
+    roots = [sig_root[(e.type, e.name, e.aliases)] for e in ents]
+    proposed_here = {root for e, root in zip(ents, roots) if e.role == "proposed"}
+    for ent, root in zip(ents, roots):
+        obj = entities[root].id
+        if ent.type == "Method":
+            pred = "proposes" if root in proposed_here else "usesMethod"
+        else:
+            pred = TYPE_PREDICATE[ent.type]
+        mine.setdefault((pred, obj), []).extend(ent.mentions)
+    gh_mentions = [m for m in ex.mentions if m.type == "CodeRepository"] if ex and ex.github else []
+    for url in ex.github if ex else ():
+        ms = [m for m in gh_mentions if normalize_github(m.text) == url]
+        mine.setdefault(("hasCode", repo_id(url)), []).extend(ms)
+    for rec in recs:
+        for c in rec.code:
+            url = normalize_github(c)
+            if url:
+                mine.setdefault(("hasCode", repo_id(url)), [])
+    venue = next((r.venue for r in recs if r.venue), None)
+    year = next((r.year for r in recs if r.year), None)
+    if venue:
+        mine.setdefault(("publishedIn", venue_id(venue)), [])
+    title = next((r.title for r in recs if r.title), None)
+    proposed_names = [entities[r].name for r in sorted(proposed_here, key=lambda r: entities[r].id)]
+    first = recs[0]
+    paper = Paper(id=pid, abstract=first.abstract, docs=tuple(r.doc for r in recs), title=title,
+                  venue=venue, year=year, url=next((r.url for r in recs if r.url), None),
+                  label=paper_label(title, first.abstract, proposed_names))
+    return paper, mine
+
+
+def derive(paper_links: Iterable[tuple[str, Iterable[tuple[str, str]]]]) -> list[tuple[tuple[str, str, str], list[str]]]:
+    """The derived relations: a proposed method is applied to / evaluated on its paper's
+    tasks / datasets. ``paper_links``: (paper id, its (predicate, object) pairs), papers
+    in order; a paper names a pair once. Returns ((method, relation, object), papers)
+    sorted, each list of papers in their order.
+
+    >>> derive([("paper/a", [("proposes", "method/m"), ("addressesTask", "task/t")])])
+    [(('method/m', 'appliedTo', 'task/t'), ['paper/a'])]
+    """
     derived: dict[tuple[str, str, str], list[str]] = defaultdict(list)
-    for pid in pids:
+    for pid, links in paper_links:
         preds: dict[str, list[str]] = defaultdict(list)
-        for p, o in rels[pid]:
+        for p, o in links:
             preds[p].append(o)
         for m in preds.get("proposes", []):
             for t in preds.get("addressesTask", []):
                 derived[(m, "appliedTo", t)].append(pid)
             for d in preds.get("usesDataset", []):
                 derived[(m, "evaluatedOn", d)].append(pid)
+    return sorted(derived.items())
+
+
+def evidence(ms: list[Mention]) -> tuple[Mention, ...]:
+    """A relation's evidence: its distinct mentions, by position."""
+    return tuple(ms) if len(ms) < 2 else _evidence(ms)
+
+
+@without_gc
+def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Resolved:
+    records = list(records)
+    groups = paper_groups(records)
+    paper_ex = paper_extractions(groups, extractions)
+    sig_root, entities = clusters(paper_ex)
+    repos, venues = registry(groups, paper_ex)
+
+    rels: dict[str, dict[tuple[str, str], list[Mention]]] = {}
+    paper_objs: list[Paper] = []
+    for pid, recs in groups.items():
+        paper, rels[pid] = resolve_paper(pid, recs, paper_ex.get(pid), sig_root, entities)
+        paper_objs.append(paper)
 
     # sorted by (subject, predicate, object): papers in order, each one's few relations sorted
-    relations = [Relation(pid, p, o, tuple(ms) if len(ms) < 2 else _evidence(ms))
-                 for pid in pids for (p, o), ms in sorted(rels[pid].items())]
-    relations += [Relation(s, p, o, (), tuple(src)) for (s, p, o), src in sorted(derived.items())]
+    pids = sorted(rels)
+    relations = [Relation(pid, p, o, evidence(ms)) for pid in pids for (p, o), ms in sorted(rels[pid].items())]
+    relations += [Relation(s, p, o, (), tuple(src)) for (s, p, o), src in derive((pid, rels[pid]) for pid in pids)]
     all_entities = sorted(list(entities.values()) + list(repos.values()), key=lambda e: e.id)
     return Resolved(papers=sorted(paper_objs, key=lambda p: p.id), venues=sorted(venues.values(), key=lambda v: v.id),
                     entities=all_entities, relations=relations)
