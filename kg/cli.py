@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import sys
 import time
@@ -75,20 +76,20 @@ def _build(args) -> int:
     from .algorithms import edge_count
     from .outputs import Staging, rdf_formats, write_outputs
     from .extract import extract_records
-    from .graph import build_graph
     from .ingest import read_records
-    from .resolve import resolve
+    from .kept import load_kept, resolve_graph, save_kept, state_path
     t0 = time.perf_counter()
     formats = rdf_formats(args.rdf.split(","))  # a typo fails now, not after extraction
     sources = _inputs(args.inputs)
     records = read_records(sources, skip_invalid=args.skip_invalid, report=_warn)
     _log(args, f"ingest   {len(records)} records from {len(sources)} file(s)  {time.perf_counter() - t0:.2f}s")
     t = time.perf_counter()
-    cache = None
+    cache = identities = None
     if not args.no_cache:
         from .extract.cache import ExtractionCache, default_cache_dir
 
         cache = ExtractionCache(args.cache or default_cache_dir())
+        identities = {}  # each record's extraction identity: what the kept resolution compares
     with contextlib.ExitStack() as stack:
         client = None
         if args.dask:
@@ -97,7 +98,7 @@ def _build(args) -> int:
             client = stack.enter_context(dask_client(args.dask, args.workers))
             _log(args, f"dask     {len(client.scheduler_info().get('workers', ()))} workers at {args.dask}")
         extractions = list(extract_records(records, workers=args.workers, cache=cache, dask=client,
-                                           progress=_progress(args, "extract")))
+                                           progress=_progress(args, "extract"), identities=identities))
     hits = f", {cache.hits} cached" if cache is not None and cache.hits else ""
     if cache is not None:
         cache.close()
@@ -106,13 +107,26 @@ def _build(args) -> int:
     with Staging(args.out) as staging:
         # the JSON Lines files need no graph: a forked child writes them while this process resolves
         staging.start(extractions, records)
-        G = build_graph(resolve(records, extractions))
-        _log(args, f"resolve  {G.number_of_nodes()} nodes, {edge_count(G)} edges  {time.perf_counter() - t:.2f}s")
+        previous, kept_path, keep = None, None, None
+        if cache is not None:  # the last build's graph, from which unchanged papers are taken (kg.kept)
+            kept_path = state_path(cache.folder, args.out)
+            previous, why = load_kept(kept_path, default_cache_dir())
+            if previous is None:
+                _log(args, f"kept     none ({why})  {time.perf_counter() - t:.2f}s")
+            else:
+                _log(args, f"kept     {len(previous.papers):,} papers' state loaded  {time.perf_counter() - t:.2f}s")
+        res = resolve_graph(records, extractions, identities, previous)
+        previous = None  # its graph's unchanged parts live on in the new one
+        G = res.G
+        if kept_path is not None:
+            keep = functools.partial(save_kept, kept_path, res.kept, default_cache_dir())
+        again = f" ({res.resolved:,} of {res.papers:,} papers resolved, the others kept)" if res.resolved < res.papers else ""
+        _log(args, f"resolve  {G.number_of_nodes()} nodes, {edge_count(G)} edges{again}  {time.perf_counter() - t:.2f}s")
         t = time.perf_counter()
         timings: dict = {}
         stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records), records=records,
                               timings=timings, formats=formats, reuse=not args.no_cache,
-                              report=lambda message: _log(args, message), staging=staging)
+                              report=lambda message: _log(args, message), staging=staging, keep=keep)
     parts = ", ".join(f"{k} {v:.2f}s" for k, v in timings.items())
     _log(args, f"write    {args.out}/ ({stats['triples']} triples; {parts})  {time.perf_counter() - t:.2f}s")
     counts = ", ".join(f"{n} {t}" for t, n in stats["nodes"].items())

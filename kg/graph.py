@@ -15,6 +15,7 @@ from __future__ import annotations
 import networkx as nx
 
 from ._gc import without_gc
+from .model import Entity, Paper
 from .resolve import Resolved
 
 PREDICATES = ("proposes", "usesMethod", "addressesTask", "usesDataset", "hasCode", "publishedIn",
@@ -37,15 +38,11 @@ def build_graph(res: Resolved) -> nx.MultiDiGraph:
     """
     G = nx.MultiDiGraph()
     for p in res.papers:
-        G.add_node(p.id, type="Paper", label=p.label, title=p.title, abstract=p.abstract,
-                   docs=list(p.docs), venue=p.venue, year=p.year, url=p.url)
+        G.add_node(p.id, **paper_attrs(p))
     for v in res.venues:
-        G.add_node(v.id, type="Venue", label=v.name, name=v.name, aliases=list(v.aliases))
+        G.add_node(v.id, **venue_attrs(v))
     for e in res.entities:
-        attrs = dict(type=e.type, label=e.name, name=e.name, aliases=list(e.aliases))
-        if e.url:
-            attrs["url"] = e.url
-        G.add_node(e.id, **attrs)
+        G.add_node(e.id, **entity_attrs(e))
     # Edges straight into networkx's adjacency (its documented data structure: node ->
     # neighbour -> key -> data, the key dict shared by _succ and _pred), as add_edge
     # does without its per-call checks: 1.35M edges at 100k took 6.4 s through add_edge.
@@ -58,8 +55,30 @@ def build_graph(res: Resolved) -> nx.MultiDiGraph:
         keys = succ[u].get(v)
         if keys is None:
             keys = succ[u][v] = pred[v][u] = new_keys()
-        keys[key] = {"predicate": key, "mentions": list(mentions), "derived_from": list(derived_from)}
+        keys[key] = edge_data(key, mentions, derived_from)
     return G
+
+
+def paper_attrs(p: Paper) -> dict:
+    """A paper node's attributes (in this order: the order of the node's data)."""
+    return dict(type="Paper", label=p.label, title=p.title, abstract=p.abstract, docs=list(p.docs),
+                venue=p.venue, year=p.year, url=p.url)
+
+
+def venue_attrs(v: Entity) -> dict:
+    return dict(type="Venue", label=v.name, name=v.name, aliases=list(v.aliases))
+
+
+def entity_attrs(e: Entity) -> dict:
+    attrs = dict(type=e.type, label=e.name, name=e.name, aliases=list(e.aliases))
+    if e.url:
+        attrs["url"] = e.url
+    return attrs
+
+
+def edge_data(key: str, mentions, derived_from) -> dict:
+    """An edge's data: its relation, evidence mentions and the papers it is derived from."""
+    return {"predicate": key, "mentions": list(mentions), "derived_from": list(derived_from)}
 
 
 def nodes_of_type(G: nx.MultiDiGraph, type_: str) -> list[str]:

@@ -101,7 +101,7 @@ def rdf_formats(formats) -> list[str]:
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
                   base: str = DEFAULT_BASE, n_records: int | None = None, records=None,
                   timings: dict | None = None, formats=tuple(RDF_FORMATS), reuse: bool = True,
-                  report=None, staging: "Staging | None" = None) -> dict:
+                  report=None, staging: "Staging | None" = None, keep=None) -> dict:
     """Write every output of a build into ``outdir`` (replaced atomically). Returns the stats;
     ``timings``, if given, receives the seconds each part took. ``formats`` are the RDF
     serializations to write (``ttl``, ``nt``, ``jsonld``); N-Triples are always written.
@@ -110,7 +110,9 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     in ``outdir`` are copied from its files and its store is updated, not rebuilt
     (see :mod:`kg.reuse`; same bytes as without). ``report(message)`` hears how
     much was reused, or why nothing was. ``staging``, if given, is the :class:`Staging`
-    folder of this build, made (and its JSON Lines files started) before the graph."""
+    folder of this build, made (and its JSON Lines files started) before the graph.
+    ``keep()``, if given, is one more job (see :data:`KEEP_JOB`), done by whichever
+    process is free: it writes the state the next build resolves from (:mod:`kg.kept`)."""
     formats = rdf_formats(formats)
 
     timings = timings if timings is not None else {}
@@ -165,6 +167,9 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             """One of the :data:`JOBS`: ("html", the view's row of the index page) or ("jsonl", {})."""
             if job in VIEWS:
                 return "html", {job: draw_view(G, tmp, job, cards)}
+            if job == KEEP_JOB:
+                keep()
+                return "kept", {}
             write_jsonl(tmp, job, extractions, records)
             return "jsonl", {}
 
@@ -221,7 +226,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                     continue
                 kind, rows = run_job(job, cards)
                 drawn.update(rows)
-                seconds[kind] += time.perf_counter() - t
+                seconds[kind] = seconds.get(kind, 0.0) + time.perf_counter() - t
             blocks.close()
             return {"views": drawn, "seconds": seconds, "state_written": "build-state" in seconds}
 
@@ -288,7 +293,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 
         drawn: dict[str, tuple] = {}  # view -> its row of the index page
         # the views and JSON Lines files, each made by whichever process is free first
-        queue = _Shared([job for job in JOBS if job not in staging.started])
+        queue = _Shared([job for job in JOBS if job not in staging.started] + ([KEEP_JOB] if keep else []))
         # In an incremental build, graph.json is written from the child's digests by the child
         # once its RDF blocks are copied (it takes that job first), or by this process if it
         # runs out of other jobs first: whichever side is done first (at 100k + 1% the two now
@@ -462,6 +467,8 @@ class Staging:
 #: JSON Lines files, slowest first (100k papers: 7.6, 5.3, 4.2, 3.9, 4.4 and 1.3 s). In an
 #: incremental build the block writer's child takes the next one when its own work is done.
 JOBS = ("method-task", "overview", "paper", "dataset", "extractions.jsonl", "records.jsonl")
+#: The job of writing the kept resolution state, when there is one (after :data:`JOBS`).
+KEEP_JOB = "kept"
 #: The job of writing graph.json, in an incremental build (after :data:`JOBS`).
 GRAPH_JSON = "graph.json"
 

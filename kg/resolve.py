@@ -272,9 +272,12 @@ def resolve(records: Iterable[Record], extractions: Iterable[Extraction]) -> Res
     records = list(records)
     groups = paper_groups(records)
     paper_ex = paper_extractions(groups, extractions)
-    sig_root, entities = clusters(paper_ex)
-    repos, venues = registry(groups, paper_ex)
+    return resolve_parts(groups, paper_ex, *clusters(paper_ex), *registry(groups, paper_ex))
 
+
+def resolve_parts(groups: dict[str, list[Record]], paper_ex: dict[str, Extraction], sig_root: dict[Sig, tuple],
+                  entities: dict[tuple, Entity], repos: dict[str, Entity], venues: dict[str, Entity]) -> Resolved:
+    """:func:`resolve` from its phases' results (see :func:`paper_groups`, :func:`clusters`, :func:`registry`)."""
     rels: dict[str, dict[tuple[str, str], list[Mention]]] = {}
     paper_objs: list[Paper] = []
     for pid, recs in groups.items():

@@ -207,7 +207,8 @@ def _first_pass_pool(workers: int, new: int, cached: int) -> int:
 
 
 def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, corpus_names: bool = True,
-                    workers: int = 1, cache=None, progress=None, dask=None) -> Iterator[Extraction]:
+                    workers: int = 1, cache=None, progress=None, dask=None,
+                    identities: dict | None = None) -> Iterator[Extraction]:
     """One :class:`Extraction` per record, in input order.
 
     Records with the same title and abstract are processed once. With
@@ -218,7 +219,9 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     results too; every worker must have this version of abstract-kg installed).
     ``cache`` (an :class:`~kg.extract.cache.ExtractionCache`) skips texts seen
     before by this pipeline version. ``progress(done, total)`` is called as
-    texts are done.
+    texts are done. With a ``cache``, ``identities`` (a dict), if given, receives an
+    identity of each record's extraction ({doc: str}): equal identities, equal
+    extractions (the text's cache key and what the corpus-name pass added to it).
     """
     global _POOL_NLP
     records = list(records)
@@ -290,15 +293,16 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     done.update(fresh)
     with gc_paused():
         return _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cache,
-                            keys if cache is not None else None)
+                            keys if cache is not None else None, identities)
 
 
 def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id) -> tuple[list[str], list[str]]:
     """Puts into ``done`` the corpus-name pass results ``cache`` holds that still hold
     under ``lexicon``: those computed under it, and those computed under another
     lexicon for texts in which no form whose entry differs occurs (see
-    :func:`~kg.extract.propagate.changed_forms`). Returns the texts left to do and
-    the keys of the results to relabel as computed under ``lexicon``."""
+    :func:`~kg.extract.propagate.changed_forms`). Returns the texts left to do,
+    the keys of the results to relabel as computed under ``lexicon`` and, for each
+    text done, what the pass added (as stored, or None)."""
     rows = cache.get_final([keys[t] for t in texts])
     by_lexicon: dict[str, list[str]] = {}
     for t in texts:
@@ -322,16 +326,18 @@ def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id) -> tuple[
         if value is not None:
             ex, sents = done[t]
             done[t] = (add_entities(ex, decode_added(value, ex)), sents)
-    ok = set(valid)
-    return [t for t in texts if t not in ok], relabel
+    added = {t: rows[keys[t]][1] for t in valid}
+    return [t for t in texts if t not in added], relabel, added
 
 
 def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cache=None,
-                 keys=None) -> Iterator[Extraction]:
+                 keys=None, identities=None) -> Iterator[Extraction]:
     """The corpus-name pass over the first-pass results ``done``; the final extractions, in
     record order. With ``cache`` (and the texts' cache ``keys``), results stored by an
-    earlier build that still hold are reused and only the other texts are passed over."""
+    earlier build that still hold are reused and only the other texts are passed over
+    (and ``identities``, if given, receives each record's, see :func:`extract_records`)."""
     global _POOL_STATE
+    added: dict[str, str | None] = {}  # text -> what the corpus-name pass added (as the cache stores it)
     if corpus_names:
         lexicon = build_lexicon(done[t][0] for t in texts)
         pattern = _pattern(lexicon)
@@ -339,7 +345,7 @@ def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cac
         if cache is not None and pattern is not None:
             forms = lexicon_json(lexicon)
             lexicon_id = lexicon_digest(forms)
-            todo, relabel = _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id)
+            todo, relabel, added = _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id)
         finals: dict[str, str | None] = {}  # text -> what the pass added, as the cache stores it
         if pattern is not None and (dask is not None or (workers > 1 and len(todo) >= SECOND_PASS_POOL_MIN)):
             n = _n_workers(workers, dask)
@@ -359,14 +365,19 @@ def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cac
             finally:
                 _POOL_STATE = None
         else:
+            want = lexicon_id is not None or identities is not None  # what the pass added, for either
             for t in todo:
                 ex, sents = done[t]
                 new = propagate(ex, texts[t][1], lexicon, pattern, sents)
                 done[t] = (new, sents)
-                finals[t] = encode_added(new, ex) if lexicon_id is not None and new is not ex else None
+                finals[t] = encode_added(new, ex) if want and new is not ex else None
+        added.update(finals)
         if lexicon_id is not None:
             cache.put_final(lexicon_id, {keys[t]: v for t, v in finals.items()}, relabel)
             cache.put_lexicon(lexicon_id, forms)  # after: results just relabelled survive the oldest lexicon
+    if identities is not None and keys is not None:
+        for rec, text in zip(records, text_of):
+            identities[rec.doc] = f"{keys[text]}\x00{added.get(text) or ''}"
     out = []
     for rec, text in zip(records, text_of):
         ex = done[text][0]

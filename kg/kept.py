@@ -1,0 +1,261 @@
+"""Kept resolution: a build keeps its graph and what each paper was resolved from,
+so that the next build into the same folder resolves again only the papers whose
+inputs or entities changed, and assembles the very graph a full resolution gives
+(same nodes, edges, data and order; the outputs are written from it as always).
+
+A paper is taken from the kept graph, node and out-links as they are, when its
+records (every field resolution reads, in order), its extraction (the identity
+:func:`kg.extract.extract_records` gives: cache key and corpus-name additions)
+and, for each entity spelling in that extraction, the cluster it belongs to and
+that cluster's :class:`~kg.model.Entity` are all as they were. Those are all a
+paper's node and links are made from (:func:`kg.resolve.resolve_paper`). The
+clusters, entities, repositories, venues and derived relations are computed again
+in full each time: they are small next to the papers' evidence.
+
+The state is a pickle in the extraction cache's folder, one per output folder,
+signed with a key kept in the user's own cache folder (unpickling a file runs
+code: a file this user's builds did not write is never loaded). It is tied to
+the code that resolves: another version of it, or of networkx or Python, starts
+from a full resolution.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import marshal
+import os
+import pickle
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import networkx as nx
+
+from ._gc import without_gc
+from .graph import build_graph, edge_data, entity_attrs, paper_attrs, venue_attrs
+from .model import Extraction, Record
+from .resolve import (Sig, clusters, derive, evidence, paper_extractions, paper_groups, registry, resolve_paper,
+                      resolve_parts)
+
+#: The first bytes of a state file; then the signature (32 bytes), then the pickle.
+MAGIC = b"abstract-kg kept resolution 1\n"
+#: State files kept in a cache folder (one an output folder, most recently written first).
+KEEP_FILES = 4
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """A hash of the code a kept graph was made by: resolution, graph, model, text
+    helpers, this module, and the networkx and Python versions (the pickle's classes)."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256(f"{nx.__version__}\x00{sys.version_info[:2]}".encode())
+    for name in ("resolve.py", "graph.py", "kept.py", "model.py", "text.py", "_unionfind.py"):
+        h.update(name.encode() + b"\x00" + (root / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+@dataclass
+class Kept:
+    """A build's graph and, for the next build, what it was resolved from:
+    ``papers`` (paper id -> digest of its inputs, see :func:`paper_fingerprints`) and
+    ``sigs`` (entity spelling -> (its cluster's root, the cluster's Entity))."""
+
+    G: nx.MultiDiGraph
+    papers: dict[str, bytes]
+    sigs: dict[Sig, tuple]
+    version: str = field(default_factory=code_version)
+
+
+def paper_fingerprints(groups: dict[str, list[Record]], identities: dict[str, str] | None) -> dict[str, bytes]:
+    """A digest of each paper's inputs: the fields of its records that resolution reads,
+    in order, and the identity of its first record's extraction (``identities``: doc ->
+    identity, from :func:`kg.extract.extract_records`). Papers whose first record has no
+    identity get none (they are always resolved again).
+
+    >>> r = Record(doc="a", abstract="x", source="s", index=0)
+    >>> list(paper_fingerprints({"paper/1": [r]}, {"a": "k"}).values())[0].hex()[:8] != ""
+    True
+    >>> paper_fingerprints({"paper/1": [r]}, {})
+    {}
+    """
+    out = {}
+    if not identities:
+        return out
+    dumps, digest = marshal.dumps, hashlib.blake2b
+    for pid, recs in groups.items():
+        ident = identities.get(recs[0].doc)
+        if ident is None:
+            continue
+        fields = [ident, [(r.doc, r.abstract, r.title, r.venue, r.year, r.url, r.code) for r in recs]]
+        out[pid] = digest(dumps(fields, 2), digest_size=16).digest()
+    return out
+
+
+@dataclass
+class Resolution:
+    """What :func:`resolve_graph` made: the graph, the state to keep, and how many papers
+    were resolved again (all of them without a usable kept state)."""
+
+    G: nx.MultiDiGraph
+    kept: Kept
+    papers: int
+    resolved: int
+
+
+@without_gc
+def resolve_graph(records: list[Record], extractions: list[Extraction], identities: dict[str, str] | None = None,
+                  previous: Kept | None = None) -> Resolution:
+    """The graph of ``records`` (what :func:`kg.resolve.resolve` and :func:`kg.graph.build_graph`
+    make) and the state to keep for the next build. With ``previous`` (the last build's),
+    the papers whose inputs and entities are unchanged are taken from its graph.
+
+    >>> from kg.extract import extract_records
+    >>> recs = [Record(doc="a", abstract="We propose FooNet for image classification.", source="x", index=0)]
+    >>> exs = list(extract_records(recs))
+    >>> first = resolve_graph(recs, exs, {"a": "id-a"})
+    >>> again = resolve_graph(recs, exs, {"a": "id-a"}, first.kept)
+    >>> again.resolved, sorted(again.G.nodes) == sorted(first.G.nodes)
+    (0, True)
+    """
+    groups = paper_groups(records)
+    paper_ex = paper_extractions(groups, extractions)
+    sig_root, entities = clusters(paper_ex)
+    repos, venues = registry(groups, paper_ex)
+    fps = paper_fingerprints(groups, identities)
+    sigs = {sig: (root, entities[root]) for sig, root in sig_root.items()}
+    if previous is None or previous.version != code_version():
+        G = build_graph(resolve_parts(groups, paper_ex, sig_root, entities, repos, venues))
+        return Resolution(G, Kept(G, fps, sigs), len(groups), len(groups))
+
+    old = previous.G
+    old_nodes = old._node
+    old_fps, old_sigs = previous.papers, previous.sigs
+    changed = {sig for sig, v in sigs.items() if old_sigs.get(sig) != v}
+    again: dict[str, tuple] = {}  # paper id -> (Paper, relations) resolved again
+    for pid, recs in groups.items():
+        fp = fps.get(pid)
+        ex = paper_ex.get(pid)
+        if (fp is None or old_fps.get(pid) != fp or pid not in old_nodes
+                or (changed and ex is not None and any((e.type, e.name, e.aliases) in changed for e in ex.entities))):
+            again[pid] = resolve_paper(pid, recs, ex, sig_root, entities)
+
+    G = _assemble(groups, again, venues, entities, repos, old)
+    return Resolution(G, Kept(G, fps, sigs), len(groups), len(again))
+
+
+def _assemble(groups: dict, again: dict, venues: dict, entities: dict, repos: dict, old: nx.MultiDiGraph) -> nx.MultiDiGraph:
+    """The graph as build_graph makes it: every node first (papers, venues, entities, each
+    sorted), then the papers' links (papers in order, each one's sorted), then the derived;
+    the papers not in ``again`` (id -> (Paper, relations)) taken from ``old``."""
+    old_nodes, old_succ = old._node, old._succ
+    G = nx.MultiDiGraph()
+    nodes, succ, pred = G._node, G._succ, G._pred
+    pids = sorted(groups)
+    for pid in pids:
+        redone = again.get(pid)
+        nodes[pid] = paper_attrs(redone[0]) if redone is not None else old_nodes[pid]
+    for v in sorted(venues.values(), key=lambda v: v.id):
+        nodes[v.id] = venue_attrs(v)
+    for e in sorted(list(entities.values()) + list(repos.values()), key=lambda e: e.id):
+        nodes[e.id] = entity_attrs(e)
+    for n in nodes:
+        succ[n] = {}
+        pred[n] = {}
+    for pid in pids:
+        redone = again.get(pid)
+        if redone is None:
+            mine = succ[pid] = old_succ[pid]  # its links as they were: same targets, same data
+            for v, keys in mine.items():
+                pred[v][pid] = keys
+            continue
+        mine = succ[pid]
+        for (p, o), ms in sorted(redone[1].items()):
+            keys = mine.get(o)
+            if keys is None:
+                keys = mine[o] = pred[o][pid] = {}
+            keys[p] = edge_data(p, evidence(ms), ())
+    for (s, p, o), src in derive((pid, [(k, v) for v, keys in succ[pid].items() for k in keys]) for pid in pids):
+        keys = succ[s].get(o)
+        if keys is None:
+            keys = succ[s][o] = pred[o][s] = {}
+        keys[p] = edge_data(p, (), src)
+    return G
+
+
+# ---------------------------------------------------------------- files
+
+def _secret(folder: Path) -> bytes:
+    """The signing key, made on first use (readable by this user only)."""
+    path = folder / "kept.key"
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    folder.mkdir(parents=True, exist_ok=True)
+    key = os.urandom(32)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # made meanwhile by another build
+        return path.read_bytes()
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(key)
+    return key
+
+
+def state_path(cache_folder: str | Path, outdir: str | Path) -> Path:
+    """Where the kept state of the builds into ``outdir`` is (in the cache folder)."""
+    name = hashlib.sha256(str(Path(outdir).resolve()).encode()).hexdigest()[:24]
+    return Path(cache_folder) / "kept" / f"{name}.pickle"
+
+
+def _sign(key: bytes, data) -> bytes:
+    return hmac.new(key, data, hashlib.sha256).digest()
+
+
+def save_kept(path: str | Path, kept: Kept, key_folder: str | Path) -> None:
+    """Write ``kept`` to ``path`` (through a temporary file), signed; keep the
+    :data:`KEEP_FILES` most recent state files of its folder."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(MAGIC)
+            fh.write(_sign(_secret(Path(key_folder)), data))
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    others = sorted((p for p in path.parent.glob("*.pickle") if p != path), key=lambda p: -p.stat().st_mtime)
+    for old in others[KEEP_FILES - 1:]:
+        old.unlink(missing_ok=True)
+
+
+@without_gc
+def load_kept(path: str | Path, key_folder: str | Path) -> tuple[Kept | None, str]:
+    """The state at ``path``: (Kept, "") or (None, why it is not used)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None, "no state kept for this output folder"
+    except OSError as exc:
+        return None, f"unreadable ({exc.strerror})"
+    head = len(MAGIC)
+    if data[:head] != MAGIC or len(data) < head + 32:
+        return None, "not a state file of this version"
+    key_path = Path(key_folder) / "kept.key"
+    if not key_path.is_file():
+        return None, "no signing key"
+    body = memoryview(data)[head + 32:]
+    if not hmac.compare_digest(data[head:head + 32], _sign(key_path.read_bytes(), body)):
+        return None, "not signed by this user's builds"
+    kept = pickle.loads(body)
+    if not isinstance(kept, Kept) or kept.version != code_version():
+        return None, "made by another version of the resolution code"
+    return kept, ""
+

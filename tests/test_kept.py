@@ -1,0 +1,185 @@
+"""Kept resolution: a graph assembled from the last build's kept graph and the papers
+resolved again is the graph a full resolution makes, node for node, edge for edge,
+in the same order; the state file is used only when this user's builds signed it."""
+from __future__ import annotations
+
+import pickle
+import random
+from dataclasses import replace
+
+import pytest
+
+from kg.extract import extract_records
+from kg.extract.cache import ExtractionCache
+from kg.graph import build_graph
+from kg.kept import MAGIC, load_kept, resolve_graph, save_kept, state_path
+from kg.model import Record
+from kg.resolve import resolve
+
+from .test_incremental import corpus
+
+
+def dump(G) -> tuple:
+    """Everything of a networkx graph, in its order: nodes and their data, each node's
+    out-links (neighbour, key, data) and in-links (neighbour, keys)."""
+    nodes = [(n, list(d.items())) for n, d in G._node.items()]
+    succ = [(u, [(v, [(k, list(d.items())) for k, d in keys.items()]) for v, keys in nbrs.items()])
+            for u, nbrs in G._succ.items()]
+    pred = [(v, [(u, list(keys)) for u, keys in nbrs.items()]) for v, nbrs in G._pred.items()]
+    return nodes, succ, pred, dict(G.graph)
+
+
+def shared_keys(G) -> bool:
+    """Each edge's key dict is the same object seen from either end, as networkx keeps it."""
+    return all(G._pred[v][u] is keys for u, nbrs in G._succ.items() for v, keys in nbrs.items()) and \
+        sum(map(len, G._succ.values())) == sum(map(len, G._pred.values()))
+
+
+def extracted(records, cache):
+    ids: dict = {}
+    exs = list(extract_records(records, cache=cache, identities=ids))
+    return exs, ids
+
+
+def variants(records: list[Record], rng: random.Random) -> list[Record]:
+    """The next input of a series: some records dropped, some edited, new ones added."""
+    out = []
+    for r in records:
+        x = rng.random()
+        if x < 0.05:
+            continue
+        if x < 0.10:
+            r = replace(r, title=f"{r.title or 'untitled'} (revised)", venue=rng.choice([None, "NeurIPS 2025"]))
+        out.append(r)
+    n = len(records)
+    for i in range(rng.randrange(3, 12)):
+        k = n + 1000 + rng.randrange(10_000)
+        acro = rng.choice(["SN", "NE", "NT"])
+        out.append(Record(doc=f"n{k}", source="t", index=k, title=f"New {k}",
+                          abstract=f"We propose SegNet{k % 9} ({acro}{k % 5}N), a network for image segmentation "
+                                   f"and object detection, evaluated on ImageNet. Code: github.com/Lab{k % 3}/seg{k % 4}."))
+    for i in range(rng.randrange(2, 6)):  # other spellings of old names, and other expansions of their acronyms
+        k = n + 20_000 + rng.randrange(10_000)
+        j = rng.randrange(40)
+        out.append(Record(doc=f"s{k}", source="t", index=k, abstract=(
+            f"We use Net-{j} and NET{rng.randrange(40)} for semantic segmentation (run {k}). "
+            f"We propose Neural Echo Network (NE{j % 7}N) for image segmentation.")))
+    rng.shuffle(out)  # record order decides which record of a paper is first, and first mentions
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_a_kept_graph_with_the_changed_papers_resolved_again_is_the_full_graph(tmp_path, seed):
+    rng = random.Random(seed)
+    cache = ExtractionCache(tmp_path / "cache")
+    records = corpus(80, seed)
+    exs, ids = extracted(records, cache)
+    kept = resolve_graph(records, exs, ids).kept
+    assert dump(kept.G) == dump(build_graph(resolve(records, exs)))
+    again_counts = []
+    for _ in range(3):  # a series of builds, each from the last one's kept state
+        records = variants(records, rng)
+        exs, ids = extracted(records, cache)
+        res = resolve_graph(records, exs, ids, kept)
+        assert dump(res.G) == dump(build_graph(resolve(records, exs)))
+        assert shared_keys(res.G)
+        again_counts.append(res.resolved)
+        assert res.papers == len({p for p, d in res.G.nodes(data=True) if d["type"] == "Paper"})
+        kept = res.kept
+    # most papers were taken from the kept graph, and some were resolved again
+    assert all(0 < n < res.papers // 2 for n in again_counts), again_counts
+
+
+def test_an_unchanged_input_resolves_no_paper_again_and_without_identities_all(tmp_path):
+    cache = ExtractionCache(tmp_path / "cache")
+    records = corpus(30, 7)
+    exs, ids = extracted(records, cache)
+    first = resolve_graph(records, exs, ids)
+    assert resolve_graph(records, exs, ids, first.kept).resolved == 0
+    assert resolve_graph(records, exs, None, first.kept).resolved == first.papers
+
+
+def test_a_paper_whose_entity_is_renamed_elsewhere_is_resolved_again(tmp_path):
+    """Adding papers that spell a method otherwise renames the entity (most papers'
+    spelling): the old paper naming it is resolved again though its input is the same."""
+    cache = ExtractionCache(tmp_path / "cache")
+    one = [Record(doc="a", abstract="We use Graph-Net for node classification on Cora.", source="t", index=0)]
+    exs, ids = extracted(one, cache)
+    kept = resolve_graph(one, exs, ids).kept
+    more = one + [Record(doc=f"b{i}", abstract=f"We use GraphNet for link prediction (study {i}).", source="t",
+                         index=i + 1) for i in range(3)]
+    exs, ids = extracted(more, cache)
+    res = resolve_graph(more, exs, ids, kept)
+    assert dump(res.G) == dump(build_graph(resolve(more, exs)))
+    assert res.resolved == 4  # the three new papers, and the old one
+
+
+def test_the_state_loads_only_when_signed_by_this_users_key(tmp_path):
+    cache = ExtractionCache(tmp_path / "cache")
+    records = corpus(20, 3)
+    exs, ids = extracted(records, cache)
+    kept = resolve_graph(records, exs, ids).kept
+    path = state_path(tmp_path / "cache", tmp_path / "out")
+    save_kept(path, kept, tmp_path / "keys")
+    loaded, why = load_kept(path, tmp_path / "keys")
+    assert why == "" and dump(loaded.G) == dump(kept.G) and loaded.papers == kept.papers
+    assert (tmp_path / "keys" / "kept.key").stat().st_mode & 0o077 == 0
+    # another user's key, a file someone else wrote, a truncated file, none
+    assert load_kept(path, tmp_path / "other")[0] is None
+    data = path.read_bytes()
+    forged = data[:len(MAGIC) + 32] + pickle.dumps(kept)[:-1] + b"."
+    path.write_bytes(forged)
+    assert load_kept(path, tmp_path / "keys") == (None, "not signed by this user's builds")
+    path.write_bytes(data[:10])
+    assert load_kept(path, tmp_path / "keys")[0] is None
+    path.unlink()
+    assert load_kept(path, tmp_path / "keys") == (None, "no state kept for this output folder")
+
+
+def test_state_files_of_other_output_folders_are_kept_up_to_a_few(tmp_path):
+    cache = ExtractionCache(tmp_path / "cache")
+    records = corpus(5, 1)
+    exs, ids = extracted(records, cache)
+    kept = resolve_graph(records, exs, ids).kept
+    paths = [state_path(tmp_path / "cache", tmp_path / f"out{i}") for i in range(6)]
+    assert len(set(paths)) == 6
+    for p in paths:
+        save_kept(p, kept, tmp_path / "keys")
+    left = sorted(p.name for p in (tmp_path / "cache" / "kept").iterdir())
+    assert len(left) == 4 and paths[-1].name in left
+
+
+def write_input(path, records) -> str:
+    import json
+
+    with open(path, "w", encoding="utf-8") as fh:
+        for r in records:
+            fh.write(json.dumps({"id": r.doc, "title": r.title, "abstract": r.abstract, "venue": r.venue,
+                                 "code": list(r.code)}) + "\n")
+    return str(path)
+
+
+def test_kg_build_into_a_built_folder_resolves_from_the_kept_state_and_writes_a_full_builds_files(
+        tmp_path, monkeypatch, capsys):
+    from kg.cli import main
+
+    from .test_incremental import files, triples
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))  # the signing key's folder
+    rng = random.Random(5)
+    before = corpus(60, 5)
+    after = variants(before, rng)
+    out, full, cache = tmp_path / "out", tmp_path / "full", str(tmp_path / "cache")
+    assert main(["build", write_input(tmp_path / "a.jsonl", before), "--out", str(out), "--cache", cache]) == 0
+    assert "kept     none (no state kept for this output folder)" in capsys.readouterr().err
+    assert main(["build", write_input(tmp_path / "b.jsonl", after), "--out", str(out), "--cache", cache]) == 0
+    said = capsys.readouterr().err
+    assert main(["build", str(tmp_path / "b.jsonl"), "--out", str(full), "--no-cache"]) == 0
+    assert "papers' state loaded" in said and "papers resolved, the others kept" in said, said
+    assert files(out) == files(full)
+    assert triples(out) == triples(full)
+    # a state that does not load (here: another user's) costs a full resolution, nothing else
+    (tmp_path / "home-cache" / "abstract-kg" / "kept.key").write_bytes(b"k" * 32)
+    assert main(["build", str(tmp_path / "b.jsonl"), "--out", str(out), "--cache", cache]) == 0
+    assert "kept     none (not signed by this user's builds)" in capsys.readouterr().err
+    assert files(out) == files(full)
