@@ -27,7 +27,8 @@ import os
 import pickle
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from collections import defaultdict
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -36,7 +37,7 @@ import networkx as nx
 from ._gc import without_gc
 from .graph import build_graph, edge_data, entity_attrs, paper_attrs, venue_attrs
 from .model import Extraction, Record
-from .resolve import (Sig, clusters, derive, evidence, paper_extractions, paper_groups, registry, resolve_paper,
+from .resolve import (Sig, clusters, evidence, paper_extractions, paper_groups, registry, resolve_paper,
                       resolve_parts)
 
 #: The first bytes of a state file; then the signature (32 bytes), then the pickle.
@@ -58,14 +59,36 @@ def code_version() -> str:
 
 @dataclass
 class Kept:
-    """A build's graph and, for the next build, what it was resolved from:
-    ``papers`` (paper id -> digest of its inputs, see :func:`paper_fingerprints`) and
-    ``sigs`` (entity spelling -> (its cluster's root, the cluster's Entity))."""
+    """A build's graph and what it was resolved from, for the next build: ``paper_ex``
+    (paper id -> its extraction), ``papers`` (paper id -> digest of its inputs, see
+    :func:`paper_fingerprints`) and ``sigs`` (entity spelling -> (its cluster's root,
+    the cluster's Entity)). :func:`save_kept` writes it; :func:`load_kept` gives a
+    :class:`Previous`."""
 
     G: nx.MultiDiGraph
+    paper_ex: dict[str, Extraction]
     papers: dict[str, bytes]
     sigs: dict[Sig, tuple]
-    version: str = field(default_factory=code_version)
+
+
+@dataclass
+class Previous:
+    """A kept state as loaded: the graph's ``nodes`` (id -> data) and ``links`` (node ->
+    neighbour -> key -> data), a paper's links' mentions given as their positions in
+    its extraction's mentions (:func:`mention_space`), and ``papers`` and ``sigs`` as
+    in :class:`Kept`. (The mentions are taken from this build's extractions: loading
+    1.2M mention objects at 100k papers cost seconds, and they would be copies.)"""
+
+    nodes: dict
+    links: dict
+    papers: dict[str, bytes]
+    sigs: dict[Sig, tuple]
+
+
+def mention_space(ex: Extraction) -> list:
+    """The mentions a paper's links take their evidence from, in a fixed order: each
+    entity's, then the extraction's own (an equal extraction, an equal list)."""
+    return [m for e in ex.entities for m in e.mentions] + list(ex.mentions)
 
 
 def paper_fingerprints(groups: dict[str, list[Record]], identities: dict[str, str] | None) -> dict[str, bytes]:
@@ -106,17 +129,20 @@ class Resolution:
 
 @without_gc
 def resolve_graph(records: list[Record], extractions: list[Extraction], identities: dict[str, str] | None = None,
-                  previous: Kept | None = None) -> Resolution:
+                  previous: Previous | None = None) -> Resolution:
     """The graph of ``records`` (what :func:`kg.resolve.resolve` and :func:`kg.graph.build_graph`
-    make) and the state to keep for the next build. With ``previous`` (the last build's),
-    the papers whose inputs and entities are unchanged are taken from its graph.
+    make) and the state to keep for the next build. With ``previous`` (the last build's,
+    from :func:`load_kept`), the papers whose inputs and entities are unchanged are taken
+    from its graph, and the derived relations only their papers changed are made again.
 
+    >>> import tempfile
     >>> from kg.extract import extract_records
     >>> recs = [Record(doc="a", abstract="We propose FooNet for image classification.", source="x", index=0)]
-    >>> exs = list(extract_records(recs))
+    >>> exs, folder = list(extract_records(recs)), Path(tempfile.mkdtemp())
     >>> first = resolve_graph(recs, exs, {"a": "id-a"})
-    >>> again = resolve_graph(recs, exs, {"a": "id-a"}, first.kept)
-    >>> again.resolved, sorted(again.G.nodes) == sorted(first.G.nodes)
+    >>> save_kept(folder / "state", first.kept, folder)
+    >>> again = resolve_graph(recs, exs, {"a": "id-a"}, load_kept(folder / "state", folder)[0])
+    >>> again.resolved, list(again.G.edges(keys=True)) == list(first.G.edges(keys=True))
     (0, True)
     """
     groups = paper_groups(records)
@@ -125,31 +151,44 @@ def resolve_graph(records: list[Record], extractions: list[Extraction], identiti
     repos, venues = registry(groups, paper_ex)
     fps = paper_fingerprints(groups, identities)
     sigs = {sig: (root, entities[root]) for sig, root in sig_root.items()}
-    if previous is None or previous.version != code_version():
+    if previous is None:
         G = build_graph(resolve_parts(groups, paper_ex, sig_root, entities, repos, venues))
-        return Resolution(G, Kept(G, fps, sigs), len(groups), len(groups))
+        return Resolution(G, Kept(G, paper_ex, fps, sigs), len(groups), len(groups))
 
-    old = previous.G
-    old_nodes = old._node
     old_fps, old_sigs = previous.papers, previous.sigs
     changed = {sig for sig, v in sigs.items() if old_sigs.get(sig) != v}
     again: dict[str, tuple] = {}  # paper id -> (Paper, relations) resolved again
     for pid, recs in groups.items():
         fp = fps.get(pid)
         ex = paper_ex.get(pid)
-        if (fp is None or old_fps.get(pid) != fp or pid not in old_nodes
-                or (changed and ex is not None and any((e.type, e.name, e.aliases) in changed for e in ex.entities))):
+        if (fp is None or ex is None or old_fps.get(pid) != fp or pid not in previous.links
+                or (changed and any((e.type, e.name, e.aliases) in changed for e in ex.entities))):
             again[pid] = resolve_paper(pid, recs, ex, sig_root, entities)
+    G = _assemble(groups, paper_ex, again, venues, entities, repos, previous)
+    return Resolution(G, Kept(G, paper_ex, fps, sigs), len(groups), len(again))
 
-    G = _assemble(groups, again, venues, entities, repos, old)
-    return Resolution(G, Kept(G, fps, sigs), len(groups), len(again))
+
+def _derived_of(links) -> list[tuple[str, str, str]]:
+    """The derived relations one paper's links give: (method, relation, object)."""
+    ms, ts, ds = [], [], []
+    for o, keys in links:
+        for p in keys:
+            if p == "proposes":
+                ms.append(o)
+            elif p == "addressesTask":
+                ts.append(o)
+            elif p == "usesDataset":
+                ds.append(o)
+    return [(m, "appliedTo", t) for m in ms for t in ts] + [(m, "evaluatedOn", d) for m in ms for d in ds]
 
 
-def _assemble(groups: dict, again: dict, venues: dict, entities: dict, repos: dict, old: nx.MultiDiGraph) -> nx.MultiDiGraph:
+def _assemble(groups: dict, paper_ex: dict, again: dict, venues: dict, entities: dict, repos: dict,
+              previous: Previous) -> nx.MultiDiGraph:
     """The graph as build_graph makes it: every node first (papers, venues, entities, each
-    sorted), then the papers' links (papers in order, each one's sorted), then the derived;
-    the papers not in ``again`` (id -> (Paper, relations)) taken from ``old``."""
-    old_nodes, old_succ = old._node, old._succ
+    sorted), then the papers' links (papers in order, each one's sorted), then the derived
+    (sorted); the papers not in ``again`` (id -> (Paper, relations)) and the derived
+    relations none of whose papers changed taken from ``previous`` (which this uses up)."""
+    old_nodes, old_links = previous.nodes, previous.links
     G = nx.MultiDiGraph()
     nodes, succ, pred = G._node, G._succ, G._pred
     pids = sorted(groups)
@@ -163,11 +202,27 @@ def _assemble(groups: dict, again: dict, venues: dict, entities: dict, repos: di
     for n in nodes:
         succ[n] = {}
         pred[n] = {}
+
+    # derived relations: those of the papers resolved again (or gone), as they were and as they are
+    minus: dict[tuple, set] = defaultdict(set)
+    plus: dict[tuple, set] = defaultdict(set)
+    gone = [n for n, d in old_nodes.items() if d.get("type") == "Paper" and n not in groups]
+    for pid in [*again, *gone]:
+        if pid in old_links:
+            for t in _derived_of(old_links[pid].items()):
+                minus[t].add(pid)
+    for pid, (_, rels) in again.items():
+        for t in _derived_of((o, (p,)) for p, o in rels):
+            plus[t].add(pid)
+
     for pid in pids:
         redone = again.get(pid)
         if redone is None:
-            mine = succ[pid] = old_succ[pid]  # its links as they were: same targets, same data
+            space = mention_space(paper_ex[pid])
+            mine = succ[pid] = old_links[pid]  # its links as they were: same targets, same data
             for v, keys in mine.items():
+                for data in keys.values():
+                    data["mentions"] = [space[i] for i in data["mentions"]]
                 pred[v][pid] = keys
             continue
         mine = succ[pid]
@@ -176,11 +231,33 @@ def _assemble(groups: dict, again: dict, venues: dict, entities: dict, repos: di
             if keys is None:
                 keys = mine[o] = pred[o][pid] = {}
             keys[p] = edge_data(p, evidence(ms), ())
-    for (s, p, o), src in derive((pid, [(k, v) for v, keys in succ[pid].items() for k in keys]) for pid in pids):
-        keys = succ[s].get(o)
-        if keys is None:
-            keys = succ[s][o] = pred[o][s] = {}
-        keys[p] = edge_data(p, (), src)
+
+    touched: dict[str, list] = defaultdict(list)  # method -> its derived relations that changed
+    for t in {*minus, *plus}:
+        touched[t[0]].append(t)
+    for s, d in nodes.items():
+        if d["type"] != "Method":
+            continue
+        old = old_links.get(s)
+        if s not in touched:
+            if old:  # none of its derived relations changed: they are as they were
+                succ[s] = old
+                for o, keys in old.items():
+                    pred[o][s] = keys
+            continue
+        rows = {(p, o): data["derived_from"] for o, keys in (old or {}).items() for p, data in keys.items()}
+        for _, p, o in touched[s]:
+            src = (set(rows.get((p, o), ())) - minus.get((s, p, o), set())) | plus.get((s, p, o), set())
+            if src:
+                rows[(p, o)] = sorted(src)
+            else:
+                rows.pop((p, o), None)
+        mine = succ[s]
+        for (p, o), src in sorted(rows.items()):
+            keys = mine.get(o)
+            if keys is None:
+                keys = mine[o] = pred[o][s] = {}
+            keys[p] = edge_data(p, (), src)
     return G
 
 
@@ -214,12 +291,40 @@ def _sign(key: bytes, data) -> bytes:
     return hmac.new(key, data, hashlib.sha256).digest()
 
 
+def _stored(kept: Kept) -> dict:
+    """What a state file holds: the version, the graph's nodes and links, a paper's
+    links' mentions as positions (see :class:`Previous`; a paper whose mentions are not
+    all its extraction's is left out, and resolved again next time), papers and sigs."""
+    links = {}
+    for u, nbrs in kept.G._succ.items():
+        if not nbrs:
+            continue
+        ex = kept.paper_ex.get(u)
+        if ex is None:  # not a paper (a method's derived relations): as they are
+            if kept.G._node[u].get("type") != "Paper":
+                links[u] = nbrs
+            continue
+        pos: dict[int, int] = {}
+        for i, m in enumerate(mention_space(ex)):
+            pos.setdefault(id(m), i)
+        try:
+            links[u] = {v: {k: {**d, "mentions": [pos[id(m)] for m in d["mentions"]]} for k, d in keys.items()}
+                        for v, keys in nbrs.items()}
+        except KeyError:
+            continue
+    for pid, d in kept.G._node.items():
+        if d.get("type") == "Paper" and pid in kept.paper_ex and pid not in links and not kept.G._succ[pid]:
+            links[pid] = {}
+    return {"version": code_version(), "nodes": kept.G._node, "links": links, "papers": kept.papers,
+            "sigs": kept.sigs}
+
+
 def save_kept(path: str | Path, kept: Kept, key_folder: str | Path) -> None:
     """Write ``kept`` to ``path`` (through a temporary file), signed; keep the
     :data:`KEEP_FILES` most recent state files of its folder."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL)
+    data = pickle.dumps(_stored(kept), protocol=pickle.HIGHEST_PROTOCOL)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -236,8 +341,8 @@ def save_kept(path: str | Path, kept: Kept, key_folder: str | Path) -> None:
 
 
 @without_gc
-def load_kept(path: str | Path, key_folder: str | Path) -> tuple[Kept | None, str]:
-    """The state at ``path``: (Kept, "") or (None, why it is not used)."""
+def load_kept(path: str | Path, key_folder: str | Path) -> tuple[Previous | None, str]:
+    """The state at ``path``: (Previous, "") or (None, why it is not used)."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -254,8 +359,8 @@ def load_kept(path: str | Path, key_folder: str | Path) -> tuple[Kept | None, st
     body = memoryview(data)[head + 32:]
     if not hmac.compare_digest(data[head:head + 32], _sign(key_path.read_bytes(), body)):
         return None, "not signed by this user's builds"
-    kept = pickle.loads(body)
-    if not isinstance(kept, Kept) or kept.version != code_version():
+    state = pickle.loads(body)
+    if not isinstance(state, dict) or state.get("version") != code_version():
         return None, "made by another version of the resolution code"
-    return kept, ""
+    return Previous(state["nodes"], state["links"], state["papers"], state["sigs"]), ""
 
