@@ -324,13 +324,21 @@ def save_kept(path: str | Path, kept: Kept, key_folder: str | Path) -> None:
     :data:`KEEP_FILES` most recent state files of its folder."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = pickle.dumps(_stored(kept), protocol=pickle.HIGHEST_PROTOCOL)
+    mac = hmac.new(_secret(Path(key_folder)), digestmod=hashlib.sha256)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC)
-            fh.write(_sign(_secret(Path(key_folder)), data))
-            fh.write(data)
+            fh.write(MAGIC + bytes(mac.digest_size))  # the signature's place, filled in below
+
+            class Signed:  # the pickle streamed to the file as it is made (100k: 170 MB not held twice)
+                @staticmethod
+                def write(data) -> int:
+                    mac.update(data)
+                    return fh.write(data)
+
+            pickle.dump(_stored(kept), Signed, protocol=pickle.HIGHEST_PROTOCOL)
+            fh.seek(len(MAGIC))
+            fh.write(mac.digest())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -133,7 +133,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     blocks = None
     sinks: dict[str, Sink] = {}
     store: dict = {}  # the store's builder ("loader"), made by whichever part writes graph.nt
-    writer = queue = json_job = None
+    writer = queue = json_job = kept_job = None
     counts: dict = {}  # papers and digested units, for the report
     try:
         if reuse:
@@ -216,7 +216,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             drawn: dict = {}  # then the jobs the build process has not taken yet
             seconds = {"html": 0.0, "jsonl": 0.0}
             cards = CardCache(G)
-            while (job := json_job.take() or queue.take()) is not None:  # graph.json first, if still there
+            # the kept state first, then graph.json, if still there
+            while (job := kept_job.take() or json_job.take() or queue.take()) is not None:
                 t = time.perf_counter()
                 if job == GRAPH_JSON:  # graph.json from this child's blocks, then the state of them all
                     write_json_file(blocks)
@@ -293,7 +294,10 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 
         drawn: dict[str, tuple] = {}  # view -> its row of the index page
         # the views and JSON Lines files, each made by whichever process is free first
-        queue = _Shared([job for job in JOBS if job not in staging.started] + ([KEEP_JOB] if keep else []))
+        queue = _Shared([job for job in JOBS if job not in staging.started])
+        # the kept resolution state: taken first by the child of an incremental build (its
+        # side of the write ends sooner), last by this process
+        kept_job = _Shared([KEEP_JOB] if keep is not None else [])
         # In an incremental build, graph.json is written from the child's digests by the child
         # once its RDF blocks are copied (it takes that job first), or by this process if it
         # runs out of other jobs first: whichever side is done first (at 100k + 1% the two now
@@ -313,7 +317,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             full(digests)
         lap("blocks")
         cards = CardCache(G)
-        while (job := queue.take() or json_job.take()) is not None:
+        while (job := queue.take() or json_job.take() or kept_job.take()) is not None:
             while writer is not None and writer.ready():
                 take(writer.next())  # the store update runs in a thread while the other jobs are done
             if job == GRAPH_JSON:
@@ -361,13 +365,13 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                 phases = ", ".join(f"{k} {v:.2f}s" for k, v in loader.phases.items())
                 report(f"reuse    {copied}; store updated ({loader.removed_triples:,} triples removed, "
                        f"{loader.added_bytes / 1e6:.1f} MB of N-Triples added; {phases})")
-        queue.close()
-        json_job.close()
+        for jobs in (queue, json_job, kept_job):
+            jobs.close()
         _swap(tmp, outdir)
     except BaseException:
         if writer is not None:
             writer.kill()
-        for jobs in (queue, json_job):
+        for jobs in (queue, json_job, kept_job):
             if jobs is not None:
                 jobs.close()
         for sink in sinks.values():

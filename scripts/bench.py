@@ -201,10 +201,10 @@ def main() -> int:
         # incremental: build the first 99% with a cache, then all of it
         cache = tmp / f"cache-{n}"
         n99 = head(path, n - max(1, n // 100), tmp / f"c99-{n}.jsonl")
-        kg_build([n99], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
-        inc_wall, inc_stages, _ = kg_build([path], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
+        _, _, base_rss = kg_build([n99], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
+        inc_wall, inc_stages, inc_rss = kg_build([path], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
         results[n] = dict(one=one, two=two, tok=tok, wall=wall, stages=stages, rss=rss, sizes=sizes, med=med, p95=p95,
-                          ratio=ratio, inc=inc_wall, inc_stages=inc_stages)
+                          ratio=ratio, inc=inc_wall, inc_stages=inc_stages, inc_rss=inc_rss, base_rss=base_rss)
         print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in results[n].items()
                           if k not in ("sizes",)}, default=str), flush=True)
         shutil.rmtree(out, ignore_errors=True)
@@ -245,7 +245,8 @@ def main() -> int:
         st = results[n]["inc_stages"]
         lines.append(f"+1% rebuild at {n:,}: {results[n]['inc']:.1f} s; "
                      + ", ".join(f"{k} {v:.1f}s" for k, v in st.items() if k not in ("triples", "reuse"))
-                     + f"; {st.get('reuse', 'no reuse line')}.")
+                     + f"; {st.get('reuse', 'no reuse line')}; peak RSS {results[n]['inc_rss']:.0f} MB (the 99% "
+                       f"build before it, with the cache and the kept resolution state: {results[n]['base_rss']:.0f} MB).")
     lines.append("")
     if 10000 in results and 100000 in results:
         lines.append(f"Growth 10k -> 100k (full build): {results[100000]['wall'] / results[10000]['wall']:.1f}x.")
