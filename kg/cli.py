@@ -77,7 +77,7 @@ def _build(args) -> int:
     from .outputs import Staging, rdf_formats, write_outputs
     from .extract import extract_records
     from .ingest import read_records
-    from .kept import load_kept, resolve_graph, save_kept, state_path
+    from .kept import load_kept, resolve_graph, save_kept, signing_key, state_path
     t0 = time.perf_counter()
     formats = rdf_formats(args.rdf.split(","))  # a typo fails now, not after extraction
     sources = _inputs(args.inputs)
@@ -104,17 +104,23 @@ def _build(args) -> int:
         cache.close()
     _log(args, f"extract  {sum(len(e.mentions) for e in extractions)} mentions{hits}  {time.perf_counter() - t:.2f}s")
     t = time.perf_counter()
+    previous, kept_path, keep = None, None, None
+    if cache is not None:  # the last build's graph, from which unchanged papers are taken (kg.kept)
+        # Loaded before the JSON Lines child is forked: after the fork, pages this process
+        # writes are copied first, and unpickling writes to many (100k + 1%: 4.2 s, not 2 s)
+        kept_path = state_path(cache.folder, args.out)
+        try:
+            signing_key(default_cache_dir())  # made now if need be: a build that cannot sign keeps nothing
+            previous, why = load_kept(kept_path, default_cache_dir())
+        except OSError as exc:
+            kept_path, why = None, f"no signing key in {default_cache_dir()}: {exc.strerror}"
+        if previous is None:
+            _log(args, f"kept     none ({why})  {time.perf_counter() - t:.2f}s")
+        else:
+            _log(args, f"kept     {len(previous.papers):,} papers' state loaded  {time.perf_counter() - t:.2f}s")
     with Staging(args.out) as staging:
         # the JSON Lines files need no graph: a forked child writes them while this process resolves
         staging.start(extractions, records)
-        previous, kept_path, keep = None, None, None
-        if cache is not None:  # the last build's graph, from which unchanged papers are taken (kg.kept)
-            kept_path = state_path(cache.folder, args.out)
-            previous, why = load_kept(kept_path, default_cache_dir())
-            if previous is None:
-                _log(args, f"kept     none ({why})  {time.perf_counter() - t:.2f}s")
-            else:
-                _log(args, f"kept     {len(previous.papers):,} papers' state loaded  {time.perf_counter() - t:.2f}s")
         res = resolve_graph(records, extractions, identities, previous)
         previous = None  # its graph's unchanged parts live on in the new one
         G = res.G

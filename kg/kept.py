@@ -8,15 +8,19 @@ records (every field resolution reads, in order), its extraction (the identity
 :func:`kg.extract.extract_records` gives: cache key and corpus-name additions)
 and, for each entity spelling in that extraction, the cluster it belongs to and
 that cluster's :class:`~kg.model.Entity` are all as they were. Those are all a
-paper's node and links are made from (:func:`kg.resolve.resolve_paper`). The
-clusters, entities, repositories, venues and derived relations are computed again
-in full each time: they are small next to the papers' evidence.
+paper's node and links are made from (:func:`kg.resolve.resolve_paper`); its
+links' mentions are taken from this build's extraction. The clusters, entities,
+repositories and venues are computed again in full each time (they are small next
+to the papers' evidence); a derived relation is made again when one of its papers
+changed.
 
 The state is a pickle in the extraction cache's folder, one per output folder,
 signed with a key kept in the user's own cache folder (unpickling a file runs
-code: a file this user's builds did not write is never loaded). It is tied to
-the code that resolves: another version of it, or of networkx or Python, starts
-from a full resolution.
+code: a file this user's builds did not write is never loaded). A build writes it
+in full, or, while the papers that changed since the last full state are at most
+:data:`DELTA_MAX_SHARE` of them, only what changed (a signed delta file bound to
+the full state by its signature). It is tied to the code that resolves: another
+version of it, or of networkx or Python, starts from a full resolution.
 """
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ import pickle
 import sys
 import tempfile
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -44,6 +48,9 @@ from .resolve import (Sig, clusters, evidence, paper_extractions, paper_groups, 
 MAGIC = b"abstract-kg kept resolution 1\n"
 #: State files kept in a cache folder (one an output folder, most recently written first).
 KEEP_FILES = 4
+#: A build writes only what changed since the last full state while the papers that changed
+#: are at most this share of all (100k + 1%: 1.6 MB, against 173 MB and 5-6 s for a full state).
+DELTA_MAX_SHARE = 0.25
 
 
 @lru_cache(maxsize=1)
@@ -69,11 +76,15 @@ class Kept:
     paper_ex: dict[str, Extraction]
     papers: dict[str, bytes]
     sigs: dict[Sig, tuple]
+    #: after an incremental resolution: the signature of the full state it started from and
+    #: what changed since that state ({"papers": ids, "methods": ids, "sigs": spellings})
+    base: bytes | None = None
+    changed: dict | None = None
 
 
 @dataclass
 class Previous:
-    """A kept state as loaded: the graph's ``nodes`` (id -> data) and ``links`` (node ->
+    """A kept state as loaded: the graph's paper ``nodes`` (id -> data) and ``links`` (node ->
     neighbour -> key -> data), a paper's links' mentions given as their positions in
     its extraction's mentions (:func:`mention_space`), and ``papers`` and ``sigs`` as
     in :class:`Kept`. (The mentions are taken from this build's extractions: loading
@@ -83,6 +94,9 @@ class Previous:
     links: dict
     papers: dict[str, bytes]
     sigs: dict[Sig, tuple]
+    #: the full state's signature, and what its delta (if one was read) changed
+    base: bytes | None = None
+    changed: dict = field(default_factory=lambda: {"papers": set(), "methods": set(), "sigs": set()})
 
 
 def mention_space(ex: Extraction) -> list:
@@ -141,6 +155,7 @@ def resolve_graph(records: list[Record], extractions: list[Extraction], identiti
     >>> exs, folder = list(extract_records(recs)), Path(tempfile.mkdtemp())
     >>> first = resolve_graph(recs, exs, {"a": "id-a"})
     >>> save_kept(folder / "state", first.kept, folder)
+    'full'
     >>> again = resolve_graph(recs, exs, {"a": "id-a"}, load_kept(folder / "state", folder)[0])
     >>> again.resolved, list(again.G.edges(keys=True)) == list(first.G.edges(keys=True))
     (0, True)
@@ -164,8 +179,14 @@ def resolve_graph(records: list[Record], extractions: list[Extraction], identiti
         if (fp is None or ex is None or old_fps.get(pid) != fp or pid not in previous.links
                 or (changed and any((e.type, e.name, e.aliases) in changed for e in ex.entities))):
             again[pid] = resolve_paper(pid, recs, ex, sig_root, entities)
-    G = _assemble(groups, paper_ex, again, venues, entities, repos, previous)
-    return Resolution(G, Kept(G, paper_ex, fps, sigs), len(groups), len(again))
+    gone = [n for n in previous.nodes if n not in groups]
+    G, touched = _assemble(groups, paper_ex, again, gone, venues, entities, repos, previous)
+    since = previous.changed  # what changed since the full state: what its delta said, and now this
+    changes = {"papers": since["papers"] | set(again) | set(gone),
+               "methods": since["methods"] | touched,  # a method gone with its papers is among them
+               "sigs": since["sigs"] | changed | {sig for sig in old_sigs if sig not in sigs}}
+    kept = Kept(G, paper_ex, fps, sigs, previous.base, changes)
+    return Resolution(G, kept, len(groups), len(again))
 
 
 def _derived_of(links) -> list[tuple[str, str, str]]:
@@ -182,12 +203,13 @@ def _derived_of(links) -> list[tuple[str, str, str]]:
     return [(m, "appliedTo", t) for m in ms for t in ts] + [(m, "evaluatedOn", d) for m in ms for d in ds]
 
 
-def _assemble(groups: dict, paper_ex: dict, again: dict, venues: dict, entities: dict, repos: dict,
-              previous: Previous) -> nx.MultiDiGraph:
+def _assemble(groups: dict, paper_ex: dict, again: dict, gone: list, venues: dict, entities: dict, repos: dict,
+              previous: Previous) -> tuple[nx.MultiDiGraph, set]:
     """The graph as build_graph makes it: every node first (papers, venues, entities, each
     sorted), then the papers' links (papers in order, each one's sorted), then the derived
     (sorted); the papers not in ``again`` (id -> (Paper, relations)) and the derived
-    relations none of whose papers changed taken from ``previous`` (which this uses up)."""
+    relations none of whose papers changed taken from ``previous`` (which this uses up).
+    Returns it and the methods whose derived relations were made again."""
     old_nodes, old_links = previous.nodes, previous.links
     G = nx.MultiDiGraph()
     nodes, succ, pred = G._node, G._succ, G._pred
@@ -206,7 +228,6 @@ def _assemble(groups: dict, paper_ex: dict, again: dict, venues: dict, entities:
     # derived relations: those of the papers resolved again (or gone), as they were and as they are
     minus: dict[tuple, set] = defaultdict(set)
     plus: dict[tuple, set] = defaultdict(set)
-    gone = [n for n, d in old_nodes.items() if d.get("type") == "Paper" and n not in groups]
     for pid in [*again, *gone]:
         if pid in old_links:
             for t in _derived_of(old_links[pid].items()):
@@ -258,13 +279,15 @@ def _assemble(groups: dict, paper_ex: dict, again: dict, venues: dict, entities:
             if keys is None:
                 keys = mine[o] = pred[o][s] = {}
             keys[p] = edge_data(p, (), src)
-    return G
+    return G, set(touched)
 
 
 # ---------------------------------------------------------------- files
 
-def _secret(folder: Path) -> bytes:
-    """The signing key, made on first use (readable by this user only)."""
+def signing_key(folder: str | Path) -> bytes:
+    """The signing key in ``folder``, made on first use (readable by this user only);
+    OSError if it can be neither read nor made."""
+    folder = Path(folder)
     path = folder / "kept.key"
     try:
         return path.read_bytes()
@@ -291,40 +314,56 @@ def _sign(key: bytes, data) -> bytes:
     return hmac.new(key, data, hashlib.sha256).digest()
 
 
-def _stored(kept: Kept) -> dict:
-    """What a state file holds: the version, the graph's nodes and links, a paper's
-    links' mentions as positions (see :class:`Previous`; a paper whose mentions are not
-    all its extraction's is left out, and resolved again next time), papers and sigs."""
+def _lite(kept: Kept, u: str):
+    """A node's links as a state file holds them: a paper's mentions as positions in its
+    extraction's mentions (None when one is not there: the paper is then resolved again
+    next time), a method's derived relations as they are."""
+    nbrs = kept.G._succ[u]
+    ex = kept.paper_ex.get(u)
+    if ex is None:
+        return None if kept.G._node[u].get("type") == "Paper" else nbrs
+    pos: dict[int, int] = {}
+    for i, m in enumerate(mention_space(ex)):
+        pos.setdefault(id(m), i)
+    try:
+        return {v: {k: {**d, "mentions": [pos[id(m)] for m in d["mentions"]]} for k, d in keys.items()}
+                for v, keys in nbrs.items()}
+    except KeyError:
+        return None
+
+
+def _full(kept: Kept) -> dict:
+    """What a full state file holds: the version, the papers' nodes, the papers' and
+    methods' links (:func:`_lite`), papers and sigs."""
+    nodes, succ = kept.G._node, kept.G._succ
+    papers = {n: d for n, d in nodes.items() if d.get("type") == "Paper"}
     links = {}
-    for u, nbrs in kept.G._succ.items():
-        if not nbrs:
-            continue
-        ex = kept.paper_ex.get(u)
-        if ex is None:  # not a paper (a method's derived relations): as they are
-            if kept.G._node[u].get("type") != "Paper":
-                links[u] = nbrs
-            continue
-        pos: dict[int, int] = {}
-        for i, m in enumerate(mention_space(ex)):
-            pos.setdefault(id(m), i)
-        try:
-            links[u] = {v: {k: {**d, "mentions": [pos[id(m)] for m in d["mentions"]]} for k, d in keys.items()}
-                        for v, keys in nbrs.items()}
-        except KeyError:
-            continue
-    for pid, d in kept.G._node.items():
-        if d.get("type") == "Paper" and pid in kept.paper_ex and pid not in links and not kept.G._succ[pid]:
-            links[pid] = {}
-    return {"version": code_version(), "nodes": kept.G._node, "links": links, "papers": kept.papers,
-            "sigs": kept.sigs}
+    for u, nbrs in succ.items():
+        if nbrs or u in papers:
+            lite = _lite(kept, u)
+            if lite is not None:
+                links[u] = lite
+    return {"version": code_version(), "nodes": papers, "links": links, "papers": kept.papers, "sigs": kept.sigs}
 
 
-def save_kept(path: str | Path, kept: Kept, key_folder: str | Path) -> None:
-    """Write ``kept`` to ``path`` (through a temporary file), signed; keep the
-    :data:`KEEP_FILES` most recent state files of its folder."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mac = hmac.new(_secret(Path(key_folder)), digestmod=hashlib.sha256)
+def _delta(kept: Kept) -> dict:
+    """What a delta file holds: the full state's signature and, for each paper, method and
+    entity spelling that changed since it, its value now (None: there is none now)."""
+    nodes, ch = kept.G._node, kept.changed
+    links = {u: (_lite(kept, u) if u in nodes else None) for u in ch["papers"] | ch["methods"]}
+    return {"version": code_version(), "base": kept.base,
+            "nodes": {p: nodes.get(p) for p in ch["papers"]}, "links": links,
+            "papers": {p: kept.papers.get(p) for p in ch["papers"]},
+            "sigs": {s: kept.sigs.get(s) for s in ch["sigs"]}}
+
+
+def delta_path(path: Path) -> Path:
+    return path.with_suffix(".delta")
+
+
+def _write_signed(path: Path, state: dict, key: bytes) -> bytes:
+    """``state`` pickled into ``path`` (through a temporary file), signed; returns the signature."""
+    mac = hmac.new(key, digestmod=hashlib.sha256)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -336,39 +375,94 @@ def save_kept(path: str | Path, kept: Kept, key_folder: str | Path) -> None:
                     mac.update(data)
                     return fh.write(data)
 
-            pickle.dump(_stored(kept), Signed, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(state, Signed, protocol=pickle.HIGHEST_PROTOCOL)
             fh.seek(len(MAGIC))
             fh.write(mac.digest())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return mac.digest()
+
+
+def _signature(path: Path) -> bytes | None:
+    """The signature a state file says it has (not checked)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(MAGIC) + 32)
+    except OSError:
+        return None
+    return head[len(MAGIC):] if head[:len(MAGIC)] == MAGIC and len(head) == len(MAGIC) + 32 else None
+
+
+def save_kept(path: str | Path, kept: Kept, key_folder: str | Path) -> str:
+    """Write ``kept`` at ``path``: only what changed since the full state there (a delta
+    file next to it) when it started from that state and few papers changed since; else
+    in full. Keeps the :data:`KEEP_FILES` most recent states of the folder. Returns
+    "delta" or "full"."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = signing_key(key_folder)
+    papers = sum(1 for d in kept.G._node.values() if d.get("type") == "Paper")
+    if (kept.base is not None and kept.changed is not None and _signature(path) == kept.base
+            and len(kept.changed["papers"]) <= DELTA_MAX_SHARE * max(papers, 1)):
+        _write_signed(delta_path(path), _delta(kept), key)
+        written = "delta"
+    else:
+        delta_path(path).unlink(missing_ok=True)  # first: a delta never outlives its full state
+        _write_signed(path, _full(kept), key)
+        written = "full"
     others = sorted((p for p in path.parent.glob("*.pickle") if p != path), key=lambda p: -p.stat().st_mtime)
     for old in others[KEEP_FILES - 1:]:
+        delta_path(old).unlink(missing_ok=True)
         old.unlink(missing_ok=True)
+    return written
+
+
+def _read_signed(path: Path, key: bytes) -> tuple[dict | None, bytes, str]:
+    """(state, its signature, "") or (None, b"", why not)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None, b"", "none kept for this output folder"
+    except OSError as exc:
+        return None, b"", f"unreadable ({exc.strerror})"
+    head = len(MAGIC)
+    if data[:head] != MAGIC or len(data) < head + 32:
+        return None, b"", "not a state file of this version"
+    body = memoryview(data)[head + 32:]
+    if not hmac.compare_digest(data[head:head + 32], _sign(key, body)):
+        return None, b"", "not signed by this user's builds"
+    state = pickle.loads(body)
+    if not isinstance(state, dict) or state.get("version") != code_version():
+        return None, b"", "made by another version of the resolution code"
+    return state, data[head:head + 32], ""
 
 
 @without_gc
 def load_kept(path: str | Path, key_folder: str | Path) -> tuple[Previous | None, str]:
-    """The state at ``path``: (Previous, "") or (None, why it is not used)."""
+    """The state at ``path`` (the full state, and its delta if there is a valid one):
+    (Previous, "") or (None, why it is not used)."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None, "no state kept for this output folder"
-    except OSError as exc:
-        return None, f"unreadable ({exc.strerror})"
-    head = len(MAGIC)
-    if data[:head] != MAGIC or len(data) < head + 32:
-        return None, "not a state file of this version"
     key_path = Path(key_folder) / "kept.key"
+    if not path.is_file():
+        return None, "no state kept for this output folder"
     if not key_path.is_file():
         return None, "no signing key"
-    body = memoryview(data)[head + 32:]
-    if not hmac.compare_digest(data[head:head + 32], _sign(key_path.read_bytes(), body)):
-        return None, "not signed by this user's builds"
-    state = pickle.loads(body)
-    if not isinstance(state, dict) or state.get("version") != code_version():
-        return None, "made by another version of the resolution code"
-    return Previous(state["nodes"], state["links"], state["papers"], state["sigs"]), ""
-
+    key = key_path.read_bytes()
+    state, signature, why = _read_signed(path, key)
+    if state is None:
+        return None, why
+    previous = Previous(state["nodes"], state["links"], state["papers"], state["sigs"], signature)
+    delta, _, why = _read_signed(delta_path(path), key)
+    if delta is not None and delta.get("base") == signature:  # else the full state alone (valid too)
+        for name in ("nodes", "links", "papers", "sigs"):
+            mine = getattr(previous, name)
+            for k, v in delta[name].items():
+                if v is None:
+                    mine.pop(k, None)
+                else:
+                    mine[k] = v
+        previous.changed = {"papers": set(delta["nodes"]), "methods": set(delta["links"]) - set(delta["nodes"]),
+                            "sigs": set(delta["sigs"])}
+    return previous, ""

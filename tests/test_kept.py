@@ -131,7 +131,8 @@ def test_the_state_loads_only_when_signed_by_this_users_key(tmp_path):
     path = state_path(tmp_path / "cache", tmp_path / "out")
     save_kept(path, kept, tmp_path / "keys")
     loaded, why = load_kept(path, tmp_path / "keys")
-    assert why == "" and loaded.nodes == dict(kept.G.nodes) and loaded.papers == kept.papers
+    assert why == "" and loaded.papers == kept.papers
+    assert loaded.nodes == {n: d for n, d in kept.G.nodes(data=True) if d["type"] == "Paper"}
     assert (tmp_path / "keys" / "kept.key").stat().st_mode & 0o077 == 0
     # another user's key, a file someone else wrote, a truncated file, none
     assert load_kept(path, tmp_path / "other")[0] is None
@@ -192,3 +193,103 @@ def test_kg_build_into_a_built_folder_resolves_from_the_kept_state_and_writes_a_
     assert main(["build", str(tmp_path / "b.jsonl"), "--out", str(out), "--cache", cache]) == 0
     assert "kept     none (not signed by this user's builds)" in capsys.readouterr().err
     assert files(out) == files(full)
+
+
+def test_a_build_that_cannot_make_its_signing_key_keeps_nothing_and_still_builds(tmp_path, monkeypatch, capsys):
+    from kg.cli import main
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # ~/.cache/abstract-kg cannot be made under a file
+    src = write_input(tmp_path / "a.jsonl", corpus(10, 2))
+    out, cache = tmp_path / "out", str(tmp_path / "cache")
+    for _ in range(2):
+        assert main(["build", src, "--out", str(out), "--cache", cache]) == 0
+        assert "kept     none (no signing key in " in capsys.readouterr().err
+    assert not (tmp_path / "cache" / "kept").exists()
+
+
+def test_a_build_writes_only_what_changed_until_much_has_changed(tmp_path, monkeypatch):
+    """After a full state, a build that changed few papers writes a delta next to it (the
+    full state untouched); each delta holds all changes since the full state; once more
+    papers changed than DELTA_MAX_SHARE allows, the full state is written again."""
+    import kg.kept as kept_mod
+    from kg.kept import delta_path
+
+    rng = random.Random(11)
+    monkeypatch.setattr(kept_mod, "DELTA_MAX_SHARE", 1.0)  # a small corpus: renames touch many of its papers
+    cache = ExtractionCache(tmp_path / "cache")
+    path = state_path(tmp_path / "cache", tmp_path / "out")
+    records = corpus(80, 11)
+    exs, ids = extracted(records, cache)
+    res = resolve_graph(records, exs, ids)
+    assert save_kept(path, res.kept, tmp_path / "keys") == "full"
+    full_bytes = path.read_bytes()
+    sizes = []
+    for _ in range(3):
+        records = variants(records, rng)
+        exs, ids = extracted(records, cache)
+        res = resolve_graph(records, exs, ids, load_kept(path, tmp_path / "keys")[0])
+        assert dump(res.G) == dump(build_graph(resolve(records, exs)))
+        assert save_kept(path, res.kept, tmp_path / "keys") == "delta"
+        assert path.read_bytes() == full_bytes
+        sizes.append(delta_path(path).stat().st_size)
+    assert sizes == sorted(sizes) and sizes[-1] < len(full_bytes) // 2  # cumulative, and small
+    monkeypatch.setattr(kept_mod, "DELTA_MAX_SHARE", 0.0)
+    records = variants(records, rng)
+    exs, ids = extracted(records, cache)
+    res = resolve_graph(records, exs, ids, load_kept(path, tmp_path / "keys")[0])
+    assert save_kept(path, res.kept, tmp_path / "keys") == "full"
+    assert not delta_path(path).exists()
+    again = resolve_graph(records, exs, ids, load_kept(path, tmp_path / "keys")[0])
+    assert again.resolved == 0 and dump(again.G) == dump(build_graph(resolve(records, exs)))
+
+
+def test_a_delta_that_is_not_of_the_full_state_is_left_out(tmp_path, monkeypatch):
+    """A delta whose full state was replaced (or that does not verify) is ignored: the
+    full state alone is an older, still valid, state."""
+    import kg.kept as kept_mod
+    from kg.kept import delta_path
+
+    monkeypatch.setattr(kept_mod, "DELTA_MAX_SHARE", 1.0)
+
+    rng = random.Random(12)
+    cache = ExtractionCache(tmp_path / "cache")
+    path = state_path(tmp_path / "cache", tmp_path / "out")
+    first = corpus(40, 12)
+    exs, ids = extracted(first, cache)
+    save_kept(path, resolve_graph(first, exs, ids).kept, tmp_path / "keys")
+    second = variants(first, rng)
+    exs2, ids2 = extracted(second, cache)
+    save_kept(path, resolve_graph(second, exs2, ids2, load_kept(path, tmp_path / "keys")[0]).kept, tmp_path / "keys")
+    assert delta_path(path).exists()
+    # the delta garbled: the full state (of `first`) is used, and the graph is still exact
+    data = delta_path(path).read_bytes()
+    delta_path(path).write_bytes(data[:-3] + b"xyz")
+    previous, why = load_kept(path, tmp_path / "keys")
+    assert why == "" and set(previous.nodes) == {p for p in build_graph(resolve(first, exs)).nodes if p.startswith("paper/")}
+    res = resolve_graph(second, exs2, ids2, previous)
+    assert dump(res.G) == dump(build_graph(resolve(second, exs2)))
+
+
+def test_a_method_that_vanishes_and_comes_back_has_only_its_new_papers(tmp_path, monkeypatch):
+    """Through deltas: a method proposed by one paper, gone with it, then proposed by
+    another: its derived relation names only the new paper."""
+    import kg.kept as kept_mod
+
+    monkeypatch.setattr(kept_mod, "DELTA_MAX_SHARE", 1.0)
+    cache = ExtractionCache(tmp_path / "cache")
+    path = state_path(tmp_path / "cache", tmp_path / "out")
+    other = [Record(doc=f"o{i}", abstract=f"We use BERT for question answering (case {i}).", source="t", index=i)
+             for i in range(3)]
+    a = Record(doc="a", abstract="We propose FooNet for image segmentation on Cityscapes.", source="t", index=9)
+    b = Record(doc="b", abstract="We propose FooNet, a new network for image segmentation.", source="t", index=10)
+    previous = None
+    for records in (other + [a], other, other + [b]):
+        exs, ids = extracted(records, cache)
+        res = resolve_graph(records, exs, ids, previous)
+        assert dump(res.G) == dump(build_graph(resolve(records, exs)))
+        save_kept(path, res.kept, tmp_path / "keys")
+        previous = load_kept(path, tmp_path / "keys")[0]
+    derived = [d["derived_from"] for _, _, k, d in res.G.edges(keys=True, data=True) if k == "appliedTo"]
+    assert derived and all(len(src) == 1 for src in derived), derived
