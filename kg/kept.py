@@ -31,6 +31,7 @@ import os
 import pickle
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -416,6 +417,12 @@ def save_kept(path: str | Path, kept: Kept, key_folder: str | Path) -> str:
     for old in others[KEEP_FILES - 1:]:
         delta_path(old).unlink(missing_ok=True)
         old.unlink(missing_ok=True)
+    for tmp in path.parent.glob(".*"):  # the temporary files of builds killed while writing
+        try:
+            if time.time() - tmp.stat().st_mtime > 3600:
+                tmp.unlink()
+        except OSError:
+            pass
     return written
 
 
@@ -433,7 +440,10 @@ def _read_signed(path: Path, key: bytes) -> tuple[dict | None, bytes, str]:
     body = memoryview(data)[head + 32:]
     if not hmac.compare_digest(data[head:head + 32], _sign(key, body)):
         return None, b"", "not signed by this user's builds"
-    state = pickle.loads(body)
+    try:
+        state = pickle.loads(body)
+    except Exception as exc:  # signed by this user's builds, yet not a whole pickle (a damaged disk)
+        return None, b"", f"unreadable ({type(exc).__name__})"
     if not isinstance(state, dict) or state.get("version") != code_version():
         return None, b"", "made by another version of the resolution code"
     return state, data[head:head + 32], ""

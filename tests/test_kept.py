@@ -293,3 +293,33 @@ def test_a_method_that_vanishes_and_comes_back_has_only_its_new_papers(tmp_path,
         previous = load_kept(path, tmp_path / "keys")[0]
     derived = [d["derived_from"] for _, _, k, d in res.G.edges(keys=True, data=True) if k == "appliedTo"]
     assert derived and all(len(src) == 1 for src in derived), derived
+
+
+def test_a_signed_state_that_does_not_unpickle_and_old_temporary_files(tmp_path):
+    """A file signed with this user's key whose pickle is damaged is not used (no error);
+    temporary files of killed builds older than an hour are removed by the next save."""
+    import hmac
+    import hashlib
+    import os
+    import time
+
+    from kg.kept import signing_key
+
+    cache = ExtractionCache(tmp_path / "cache")
+    records = corpus(5, 4)
+    exs, ids = extracted(records, cache)
+    kept = resolve_graph(records, exs, ids).kept
+    path = state_path(tmp_path / "cache", tmp_path / "out")
+    path.parent.mkdir(parents=True)
+    body = pickle.dumps({"version": "x"})[:-4]
+    key = signing_key(tmp_path / "keys")
+    path.write_bytes(MAGIC + hmac.new(key, body, hashlib.sha256).digest() + body)
+    previous, why = load_kept(path, tmp_path / "keys")
+    assert previous is None and why.startswith("unreadable ("), why
+    stale, fresh = path.parent / ".x.pickle.abc", path.parent / ".y.pickle.def"
+    stale.write_bytes(b"half")
+    fresh.write_bytes(b"half")
+    os.utime(stale, (time.time() - 7200, time.time() - 7200))
+    save_kept(path, kept, tmp_path / "keys")
+    assert not stale.exists() and fresh.exists()
+    assert load_kept(path, tmp_path / "keys")[1] == ""
