@@ -42,8 +42,8 @@ import networkx as nx
 from ._gc import without_gc
 from .graph import build_graph, edge_data, entity_attrs, paper_attrs, venue_attrs
 from .model import Extraction, Record
-from .resolve import (Sig, clusters, evidence, paper_extractions, paper_groups, registry, resolve_paper,
-                      resolve_parts)
+from .resolve import (Sig, clusters, derived_of, evidence, paper_extractions, paper_groups, registry,
+                      resolve_paper, resolve_parts)
 
 #: The first bytes of a state file; then the signature (32 bytes), then the pickle.
 MAGIC = b"abstract-kg kept resolution 1\n"
@@ -190,20 +190,6 @@ def resolve_graph(records: list[Record], extractions: list[Extraction], identiti
     return Resolution(G, kept, len(groups), len(again))
 
 
-def _derived_of(links) -> list[tuple[str, str, str]]:
-    """The derived relations one paper's links give: (method, relation, object)."""
-    ms, ts, ds = [], [], []
-    for o, keys in links:
-        for p in keys:
-            if p == "proposes":
-                ms.append(o)
-            elif p == "addressesTask":
-                ts.append(o)
-            elif p == "usesDataset":
-                ds.append(o)
-    return [(m, "appliedTo", t) for m in ms for t in ts] + [(m, "evaluatedOn", d) for m in ms for d in ds]
-
-
 def _assemble(groups: dict, paper_ex: dict, again: dict, gone: list, venues: dict, entities: dict, repos: dict,
               previous: Previous) -> tuple[nx.MultiDiGraph, set]:
     """The graph as build_graph makes it: every node first (papers, venues, entities, each
@@ -231,10 +217,10 @@ def _assemble(groups: dict, paper_ex: dict, again: dict, gone: list, venues: dic
     plus: dict[tuple, set] = defaultdict(set)
     for pid in [*again, *gone]:
         if pid in old_links:
-            for t in _derived_of(old_links[pid].items()):
+            for t in derived_of((p, o) for o, keys in old_links[pid].items() for p in keys):
                 minus[t].add(pid)
     for pid, (_, rels) in again.items():
-        for t in _derived_of((o, (p,)) for p, o in rels):
+        for t in derived_of(rels):
             plus[t].add(pid)
 
     for pid in pids:

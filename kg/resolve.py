@@ -240,25 +240,36 @@ def resolve_paper(pid: str, recs: list[Record], ex: Extraction | None, sig_root:
     return paper, mine
 
 
+def derived_of(links: Iterable[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """The derived relations of one paper, from its (predicate, object) links: each method
+    it proposes is applied to its tasks and evaluated on its datasets.
+
+    >>> derived_of([("proposes", "method/m"), ("addressesTask", "task/t"), ("usesDataset", "dataset/d")])
+    [('method/m', 'appliedTo', 'task/t'), ('method/m', 'evaluatedOn', 'dataset/d')]
+    """
+    ms, ts, ds = [], [], []
+    for p, o in links:
+        if p == "proposes":
+            ms.append(o)
+        elif p == "addressesTask":
+            ts.append(o)
+        elif p == "usesDataset":
+            ds.append(o)
+    return [(m, "appliedTo", t) for m in ms for t in ts] + [(m, "evaluatedOn", d) for m in ms for d in ds]
+
+
 def derive(paper_links: Iterable[tuple[str, Iterable[tuple[str, str]]]]) -> list[tuple[tuple[str, str, str], list[str]]]:
-    """The derived relations: a proposed method is applied to / evaluated on its paper's
-    tasks / datasets. ``paper_links``: (paper id, its (predicate, object) pairs), papers
-    in order; a paper names a pair once. Returns ((method, relation, object), papers)
-    sorted, each list of papers in their order.
+    """The derived relations of all papers (:func:`derived_of`). ``paper_links``: (paper id,
+    its (predicate, object) pairs), papers in order; a paper names a pair once. Returns
+    ((method, relation, object), papers) sorted, each list of papers in their order.
 
     >>> derive([("paper/a", [("proposes", "method/m"), ("addressesTask", "task/t")])])
     [(('method/m', 'appliedTo', 'task/t'), ['paper/a'])]
     """
     derived: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for pid, links in paper_links:
-        preds: dict[str, list[str]] = defaultdict(list)
-        for p, o in links:
-            preds[p].append(o)
-        for m in preds.get("proposes", []):
-            for t in preds.get("addressesTask", []):
-                derived[(m, "appliedTo", t)].append(pid)
-            for d in preds.get("usesDataset", []):
-                derived[(m, "evaluatedOn", d)].append(pid)
+        for t in derived_of(links):
+            derived[t].append(pid)
     return sorted(derived.items())
 
 
