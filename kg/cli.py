@@ -133,7 +133,8 @@ def _build(args) -> int:
         timings: dict = {}
         stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records), records=records,
                               timings=timings, formats=formats, reuse=not args.no_cache,
-                              report=lambda message: _log(args, message), staging=staging, keep=keep)
+                              report=lambda message: _log(args, message), staging=staging, keep=keep,
+                              known=res.known)
     parts = ", ".join(f"{k} {v:.2f}s" for k, v in timings.items())
     _log(args, f"write    {args.out}/ ({stats['triples']} triples; {parts})  {time.perf_counter() - t:.2f}s")
     counts = ", ".join(f"{n} {t}" for t, n in stats["nodes"].items())

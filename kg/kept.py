@@ -21,6 +21,10 @@ in full, or, while the papers that changed since the last full state are at most
 :data:`DELTA_MAX_SHARE` of them, only what changed (a signed delta file bound to
 the full state by its signature). It is tied to the code that resolves: another
 version of it, or of networkx or Python, starts from a full resolution.
+
+The state also keeps each paper's digest as the write stage made it (:func:`kg.reuse.unit_digests`):
+a paper taken unchanged from the kept graph has the digest it had, which the next write
+stage takes instead of digesting the paper's node and mentions again (``Resolution.known``).
 """
 from __future__ import annotations
 
@@ -57,10 +61,11 @@ DELTA_MAX_SHARE = 0.25
 @lru_cache(maxsize=1)
 def code_version() -> str:
     """A hash of the code a kept graph was made by: resolution, graph, model, text
-    helpers, this module, and the networkx and Python versions (the pickle's classes)."""
+    helpers, the digests of the write stage (kept for papers), this module, and the networkx
+    and Python versions (the pickle's classes)."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256(f"{nx.__version__}\x00{sys.version_info[:2]}".encode())
-    for name in ("resolve.py", "graph.py", "kept.py", "model.py", "text.py", "_unionfind.py"):
+    for name in ("resolve.py", "graph.py", "kept.py", "model.py", "text.py", "_unionfind.py", "reuse.py"):
         h.update(name.encode() + b"\x00" + (root / name).read_bytes())
     return h.hexdigest()[:16]
 
@@ -89,7 +94,8 @@ class Previous:
     neighbour -> key -> data), a paper's links' mentions given as their positions in
     its extraction's mentions (:func:`mention_space`), and ``papers`` and ``sigs`` as
     in :class:`Kept`. (The mentions are taken from this build's extractions: loading
-    1.2M mention objects at 100k papers cost seconds, and they would be copies.)"""
+    1.2M mention objects at 100k papers cost seconds, and they would be copies.)
+    ``digests``: paper id -> the digest the write stage made of it (:func:`kg.reuse.unit_digests`)."""
 
     nodes: dict
     links: dict
@@ -98,6 +104,7 @@ class Previous:
     #: the full state's signature, and what its delta (if one was read) changed
     base: bytes | None = None
     changed: dict = field(default_factory=lambda: {"papers": set(), "methods": set(), "sigs": set()})
+    digests: dict[str, str] = field(default_factory=dict)
 
 
 def mention_space(ex: Extraction) -> list:
@@ -133,13 +140,16 @@ def paper_fingerprints(groups: dict[str, list[Record]], identities: dict[str, st
 
 @dataclass
 class Resolution:
-    """What :func:`resolve_graph` made: the graph, the state to keep, and how many papers
-    were resolved again (all of them without a usable kept state)."""
+    """What :func:`resolve_graph` made: the graph, the state to keep, how many papers
+    were resolved again (all of them without a usable kept state) and ``known``, the
+    digests of the papers taken unchanged from the kept graph (for
+    :func:`kg.reuse.unit_digests`)."""
 
     G: nx.MultiDiGraph
     kept: Kept
     papers: int
     resolved: int
+    known: dict[str, str] = field(default_factory=dict)
 
 
 @without_gc
@@ -187,7 +197,9 @@ def resolve_graph(records: list[Record], extractions: list[Extraction], identiti
                "methods": since["methods"] | touched,  # a method gone with its papers is among them
                "sigs": since["sigs"] | changed | {sig for sig in old_sigs if sig not in sigs}}
     kept = Kept(G, paper_ex, fps, sigs, previous.base, changes)
-    return Resolution(G, kept, len(groups), len(again))
+    old_digests = previous.digests
+    known = {pid: old_digests[pid] for pid in groups if pid not in again and pid in old_digests}
+    return Resolution(G, kept, len(groups), len(again), known)
 
 
 def _assemble(groups: dict, paper_ex: dict, again: dict, gone: list, venues: dict, entities: dict, repos: dict,
@@ -319,9 +331,9 @@ def _lite(kept: Kept, u: str):
         return None
 
 
-def _full(kept: Kept) -> dict:
+def _full(kept: Kept, digests: dict[str, str]) -> dict:
     """What a full state file holds: the version, the papers' nodes, the papers' and
-    methods' links (:func:`_lite`), papers and sigs."""
+    methods' links (:func:`_lite`), papers, sigs and the papers' ``digests``."""
     nodes, succ = kept.G._node, kept.G._succ
     papers = {n: d for n, d in nodes.items() if d.get("type") == "Paper"}
     links = {}
@@ -330,10 +342,11 @@ def _full(kept: Kept) -> dict:
             lite = _lite(kept, u)
             if lite is not None:
                 links[u] = lite
-    return {"version": code_version(), "nodes": papers, "links": links, "papers": kept.papers, "sigs": kept.sigs}
+    return {"version": code_version(), "nodes": papers, "links": links, "papers": kept.papers, "sigs": kept.sigs,
+            "digests": {n: digests[n] for n in papers if n in digests}}
 
 
-def _delta(kept: Kept) -> dict:
+def _delta(kept: Kept, digests: dict[str, str]) -> dict:
     """What a delta file holds: the full state's signature and, for each paper, method and
     entity spelling that changed since it, its value now (None: there is none now)."""
     nodes, ch = kept.G._node, kept.changed
@@ -341,7 +354,8 @@ def _delta(kept: Kept) -> dict:
     return {"version": code_version(), "base": kept.base,
             "nodes": {p: nodes.get(p) for p in ch["papers"]}, "links": links,
             "papers": {p: kept.papers.get(p) for p in ch["papers"]},
-            "sigs": {s: kept.sigs.get(s) for s in ch["sigs"]}}
+            "sigs": {s: kept.sigs.get(s) for s in ch["sigs"]},
+            "digests": {p: digests.get(p) for p in ch["papers"]}}
 
 
 def delta_path(path: Path) -> Path:
@@ -382,22 +396,24 @@ def _signature(path: Path) -> bytes | None:
     return head[len(MAGIC):] if head[:len(MAGIC)] == MAGIC and len(head) == len(MAGIC) + 32 else None
 
 
-def save_kept(path: str | Path, kept: Kept, key_folder: str | Path) -> str:
+def save_kept(path: str | Path, kept: Kept, key_folder: str | Path, digests: dict[str, str] | None = None) -> str:
     """Write ``kept`` at ``path``: only what changed since the full state there (a delta
     file next to it) when it started from that state and few papers changed since; else
-    in full. Keeps the :data:`KEEP_FILES` most recent states of the folder. Returns
-    "delta" or "full"."""
+    in full. ``digests`` are the write stage's digests of ``kept.G``'s units
+    (:func:`kg.reuse.unit_digests`; the papers' are kept, none without). Keeps the
+    :data:`KEEP_FILES` most recent states of the folder. Returns "delta" or "full"."""
+    digests = digests or {}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     key = signing_key(key_folder)
     papers = sum(1 for d in kept.G._node.values() if d.get("type") == "Paper")
     if (kept.base is not None and kept.changed is not None and _signature(path) == kept.base
             and len(kept.changed["papers"]) <= DELTA_MAX_SHARE * max(papers, 1)):
-        _write_signed(delta_path(path), _delta(kept), key)
+        _write_signed(delta_path(path), _delta(kept, digests), key)
         written = "delta"
     else:
         delta_path(path).unlink(missing_ok=True)  # first: a delta never outlives its full state
-        _write_signed(path, _full(kept), key)
+        _write_signed(path, _full(kept, digests), key)
         written = "full"
     others = sorted((p for p in path.parent.glob("*.pickle") if p != path), key=lambda p: -p.stat().st_mtime)
     for old in others[KEEP_FILES - 1:]:
@@ -449,10 +465,11 @@ def load_kept(path: str | Path, key_folder: str | Path) -> tuple[Previous | None
     state, signature, why = _read_signed(path, key)
     if state is None:
         return None, why
-    previous = Previous(state["nodes"], state["links"], state["papers"], state["sigs"], signature)
+    previous = Previous(state["nodes"], state["links"], state["papers"], state["sigs"], signature,
+                        digests=state["digests"])
     delta, _, why = _read_signed(delta_path(path), key)
     if delta is not None and delta.get("base") == signature:  # else the full state alone (valid too)
-        for name in ("nodes", "links", "papers", "sigs"):
+        for name in ("nodes", "links", "papers", "sigs", "digests"):
             mine = getattr(previous, name)
             for k, v in delta[name].items():
                 if v is None:

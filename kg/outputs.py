@@ -101,7 +101,7 @@ def rdf_formats(formats) -> list[str]:
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
                   base: str = DEFAULT_BASE, n_records: int | None = None, records=None,
                   timings: dict | None = None, formats=tuple(RDF_FORMATS), reuse: bool = True,
-                  report=None, staging: "Staging | None" = None, keep=None) -> dict:
+                  report=None, staging: "Staging | None" = None, keep=None, known: dict | None = None) -> dict:
     """Write every output of a build into ``outdir`` (replaced atomically). Returns the stats;
     ``timings``, if given, receives the seconds each part took. ``formats`` are the RDF
     serializations to write (``ttl``, ``nt``, ``jsonld``); N-Triples are always written.
@@ -111,8 +111,10 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     (see :mod:`kg.reuse`; same bytes as without). ``report(message)`` hears how
     much was reused, or why nothing was. ``staging``, if given, is the :class:`Staging`
     folder of this build, made (and its JSON Lines files started) before the graph.
-    ``keep()``, if given, is one more job (see :data:`KEEP_JOB`), done by whichever
-    process is free: it writes the state the next build resolves from (:mod:`kg.kept`)."""
+    ``keep(digests)``, if given, is one more job (see :data:`KEEP_JOB`), done by whichever
+    process is free: it writes the state the next build resolves from (:mod:`kg.kept`),
+    with this build's digests of the units. ``known`` (unit -> digest) are the digests of
+    units unchanged since they were made (:func:`kg.reuse.unit_digests`)."""
     formats = rdf_formats(formats)
 
     timings = timings if timings is not None else {}
@@ -163,12 +165,13 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             names = sorted({RDF_FORMATS[f] for f in formats} | {"graph.json"})
             write_state(tmp / STATE_FILE, blocks.state(base, {name: file_check(tmp / name) for name in names}))
 
-        def run_job(job: str, cards: dict) -> tuple[str, dict]:
-            """One of the :data:`JOBS`: ("html", the view's row of the index page) or ("jsonl", {})."""
+        def run_job(job: str, cards: dict, digests) -> tuple[str, dict]:
+            """One of the :data:`JOBS`: ("html", the view's row of the index page) or ("jsonl", {}),
+            or the :data:`KEEP_JOB` ("kept", {}), with ``digests()`` the units' digests."""
             if job in VIEWS:
                 return "html", {job: draw_view(G, tmp, job, cards)}
             if job == KEEP_JOB:
-                keep()
+                keep(digests())
                 return "kept", {}
             write_jsonl(tmp, job, extractions, records)
             return "jsonl", {}
@@ -198,7 +201,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             as the build process does, graph.json first if that process has not taken it (the
             child then writes the build state too). Else send the digests back for a full write."""
             t = time.perf_counter()
-            digests = unit_digests(G)
+            digests = unit_digests(G, known)
             blocks = Blocks(digests, sinks, old, outdir)
             digest_seconds = time.perf_counter() - t
             if blocks.share_reusable() < DELTA_MIN_SHARE:
@@ -216,8 +219,8 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             drawn: dict = {}  # then the jobs the build process has not taken yet
             seconds = {"html": 0.0, "jsonl": 0.0}
             cards = CardCache(G)
-            # the kept state first, then graph.json, if still there
-            while (job := kept_job.take() or json_job.take() or queue.take()) is not None:
+            # the kept state first, then a view left, then graph.json if still there
+            while (job := kept_job.take() or queue.take() or json_job.take()) is not None:
                 t = time.perf_counter()
                 if job == GRAPH_JSON:  # graph.json from this child's blocks, then the state of them all
                     write_json_file(blocks)
@@ -225,7 +228,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                     write_build_state(blocks)
                     seconds["build-state"] = time.perf_counter() - t - seconds["graph.json"]
                     continue
-                kind, rows = run_job(job, cards)
+                kind, rows = run_job(job, cards, lambda: digests)
                 drawn.update(rows)
                 seconds[kind] = seconds.get(kind, 0.0) + time.perf_counter() - t
             blocks.close()
@@ -267,13 +270,18 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                           reused_papers=message["reused_papers"])
             timings["child:rdf"] = message["rdf"]
 
+        def digests_here() -> dict:
+            """The units' digests: made here, or (in an incremental build) sent by the child."""
+            while "digests" not in child and blocks is None:
+                take(writer.next())
+            return blocks.digests if blocks is not None else child["digests"]
+
         def json_here() -> None:
             """The graph.json job taken by this process in an incremental build: the file
             from the child's digests (unless most units changed and everything was written
             here). The state waits for the rows of the child's RDF blocks (:func:`state_here`)."""
             nonlocal blocks
-            while "digests" not in child and blocks is None:
-                take(writer.next())
+            digests_here()
             if blocks is not None:  # written in full here (most units changed)
                 return
             t = time.perf_counter()
@@ -298,11 +306,12 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         # the kept resolution state: taken first by the child of an incremental build (its
         # side of the write ends sooner), last by this process
         kept_job = _Shared([KEEP_JOB] if keep is not None else [])
-        # In an incremental build, graph.json is written from the child's digests by the child
-        # once its RDF blocks are copied (it takes that job first), or by this process if it
-        # runs out of other jobs first: whichever side is done first (at 100k + 1% the two now
-        # end within a second of each other; with the slower layout of before, the child idled
-        # 17 s while this process drew its last view, then wrote graph.json and the state)
+        # In an incremental build, graph.json is written from the child's digests by whichever
+        # side runs out of other jobs first: the child once its RDF blocks are copied and no
+        # view is left, or this process once it has drawn the views. The child takes a view
+        # left before graph.json: the views are the longest jobs (100k + 1%, with the papers'
+        # digests kept: this process drew all four, 18.0 s, while the child, done with its
+        # blocks at 12.6 s, wrote graph.json and then waited)
         json_job = _Shared([GRAPH_JSON] if old is not None else [])
         if old is not None:
             # Most of an incremental build's block writing is the kernel copying old blocks,
@@ -312,7 +321,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             # only in part), then takes jobs as this process does.
             writer = _Forked(delta_child, on_now=start_store_update)
         else:
-            digests = unit_digests(G)
+            digests = unit_digests(G, known)
             lap("digest")
             full(digests)
         lap("blocks")
@@ -324,7 +333,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                 json_here()
                 lap("json-state")
                 continue
-            kind, rows = run_job(job, cards)
+            kind, rows = run_job(job, cards, digests_here)
             drawn.update(rows)
             lap(kind)
         if writer is not None:
