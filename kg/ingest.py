@@ -30,6 +30,7 @@ from importlib import resources
 from pathlib import Path
 
 from .model import Record
+from .text import squash_spaces
 
 
 class InputError(ValueError):
@@ -194,7 +195,7 @@ def record_from_mapping(obj, path: Path, index: int, line: int, source: str | No
     code = tuple(c for c in (str(x).strip() for x in code_field) if c)
     return Record(
         doc=rid or f"{path.name}#{index}",
-        abstract=" ".join(abstract.split()),
+        abstract=squash_spaces(abstract),
         source=source if source is not None else source_name(path),
         index=index,
         line=line,

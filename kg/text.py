@@ -74,9 +74,24 @@ def iri_slug(key: str, max_len: int = 80) -> str:
     return slug
 
 
+def squash_spaces(text: str) -> str:
+    """``" ".join(text.split())``: runs of whitespace made one space, none at the ends;
+    text that has no whitespace but single inner spaces is returned as it is, without
+    the split (every whitespace character but the space is unprintable; most abstracts
+    come this way, and splitting 100k of them cost about a second, twice a build).
+
+    >>> nbsp, newline = chr(0xA0), chr(10)
+    >>> squash_spaces("a b"), squash_spaces(f" a{nbsp} b{newline}"), squash_spaces("a  b"), squash_spaces(" ")
+    ('a b', 'a b', 'a b', '')
+    """
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
+
+
 def text_hash(text: str, n: int = 16) -> str:
     """Stable short hash of whitespace-normalized text (the paper identity)."""
-    t = " ".join(unicodedata.normalize("NFC", text).split())
+    t = squash_spaces(unicodedata.normalize("NFC", text))
     return hashlib.sha256(t.encode("utf-8")).hexdigest()[:n]
 
 

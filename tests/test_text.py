@@ -1,6 +1,10 @@
-import pytest
+import sys
 
-from kg.text import find_github, iri_slug, norm_key, normalize_github
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kg.text import find_github, iri_slug, norm_key, normalize_github, squash_spaces
 
 
 @pytest.mark.parametrize("text,url", [
@@ -31,3 +35,14 @@ def test_iri_slug_is_safe_for_any_text():
     for text in ["a b", "ü/ñ?#", "x" * 500, "", "<script>"]:
         slug = iri_slug(norm_key(text))
         assert slug and all(c.isalnum() or c in "-%" for c in slug) and len(slug) <= 80
+
+
+def test_every_whitespace_character_but_the_space_is_unprintable():
+    """What squash_spaces's shortcut rests on, checked on this Python's Unicode tables."""
+    assert [c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace() and c.isprintable()] == [" "]
+
+
+@given(st.text(alphabet=st.sampled_from([" ", "a", "é", "\n", "\t", "\u00a0", "\u2028", "\x1c", "\u3000",
+                                         "\u200b", "\x00"]), max_size=12) | st.text(max_size=12))
+def test_squash_spaces_is_split_and_join(text):
+    assert squash_spaces(text) == " ".join(text.split())
