@@ -90,9 +90,10 @@ def _mentions(rows: list, own: dict) -> tuple[Mention, ...]:
 
 
 def _entity(t: str, name: str, aliases: list, role: str, mentions: tuple, own: dict) -> DocEntity:
-    vocab = _VOCAB
-    return DocEntity(vocab.setdefault(t, t), own.setdefault(name, name), tuple([own.setdefault(a, a) for a in aliases]),
-                     vocab.setdefault(role, role), mentions)
+    """An entity from its stored fields, sharing strings, made as :func:`_mentions` makes mentions."""
+    vocab, mine = _VOCAB.setdefault, own.setdefault
+    return tuple.__new__(DocEntity, (vocab(t, t), mine(name, name), tuple([mine(a, a) for a in aliases]),
+                                     vocab(role, role), mentions))
 
 
 def decode(value: str) -> tuple[Extraction, list]:
