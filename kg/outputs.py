@@ -309,9 +309,11 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         # In an incremental build, graph.json is written from the child's digests by whichever
         # side runs out of other jobs first: the child once its RDF blocks are copied and no
         # view is left, or this process once it has drawn the views. The child takes a view
-        # left before graph.json: the views are the longest jobs (100k + 1%, with the papers'
-        # digests kept: this process drew all four, 18.0 s, while the child, done with its
-        # blocks at 12.6 s, wrote graph.json and then waited)
+        # left before graph.json. At 100k + 1%, with the papers' digests kept, the child's blocks
+        # take 12-16 s and this process is then drawing its last view, so the child writes
+        # graph.json. Also tried: this process writing graph.json after its first view, so that
+        # the child drew the last one. The write stage was no shorter in two alternated pairs
+        # (23.2 and 24.6 s, against 22.7 and 24.3 s for session 19's code).
         json_job = _Shared([GRAPH_JSON] if old is not None else [])
         if old is not None:
             # Most of an incremental build's block writing is the kernel copying old blocks,
