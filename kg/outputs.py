@@ -197,9 +197,10 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             """In a forked child, when the last build's state is usable: digest the units and,
             if most are unchanged, send the digests (graph.json is written from them), write the
             RDF blocks (mostly copied from the last build's files), send what the parent needs
-            of them (the store update starts on it, the state takes their rows), then take jobs
-            as the build process does, graph.json first if that process has not taken it (the
-            child then writes the build state too). Else send the digests back for a full write."""
+            of them (the store update starts on it, the state takes their rows), then take the
+            jobs left: the kept state, a view, then graph.json if the build process has not taken
+            it (the child then writes the build state too). Else send the digests back for a full
+            write."""
             t = time.perf_counter()
             digests = unit_digests(G, known)
             blocks = Blocks(digests, sinks, old, outdir)
