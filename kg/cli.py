@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import functools
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -75,7 +76,7 @@ def cmd_build(args) -> int:
 def _build(args) -> int:
     from .algorithms import edge_count
     from .outputs import Staging, rdf_formats, write_outputs
-    from .extract import extract_records
+    from .extract import extract_first
     from .ingest import read_records
     from .kept import load_kept, resolve_graph, save_kept, signing_key, state_path
     t0 = time.perf_counter()
@@ -97,17 +98,29 @@ def _build(args) -> int:
 
             client = stack.enter_context(dask_client(args.dask, args.workers))
             _log(args, f"dask     {len(client.scheduler_info().get('workers', ()))} workers at {args.dask}")
-        extractions = list(extract_records(records, workers=args.workers, cache=cache, dask=client,
-                                           progress=_progress(args, "extract"), identities=identities))
+        first = extract_first(records, workers=args.workers, cache=cache, dask=client,
+                              progress=_progress(args, "extract"), identities=identities)
+        # With a cache (a kept state to load) and fork, the corpus-name pass runs in the child that
+        # writes the JSON Lines files, while this process loads the kept state; else here, now
+        extractions = None if cache is not None and client is None and hasattr(os, "fork") else list(first.finish())
     hits = f", {cache.hits} cached" if cache is not None and cache.hits else ""
     if cache is not None:
-        cache.close()
-    _log(args, f"extract  {sum(len(e.mentions) for e in extractions)} mentions{hits}  {time.perf_counter() - t:.2f}s")
+        cache.close()  # the child opens its own connection
+
+    def extracted(seconds: float) -> None:
+        _log(args, f"extract  {sum(len(e.mentions) for e in extractions)} mentions{hits}  {seconds:.2f}s")
+    seconds = time.perf_counter() - t
+    if extractions is not None:
+        extracted(seconds)
     t = time.perf_counter()
     with Staging(args.out) as staging:
         # the JSON Lines files need no graph: a forked child writes them while this process resolves
-        staging.start(extractions, records)
-        previous, kept_path, keep = None, None, None
+        if extractions is None:
+            staging.start(None, records, corpus=first)
+        else:
+            staging.start(extractions, records)
+        t_kept = time.perf_counter()
+        previous, kept_path, keep, kept_line = None, None, None, None
         if cache is not None:  # the last build's graph, from which unchanged papers are taken (kg.kept)
             # Loaded after the JSON Lines child is forked: loaded before, its pages would be shared
             # with the child, and the resolution, which writes to them, would copy each first
@@ -118,10 +131,16 @@ def _build(args) -> int:
                 previous, why = load_kept(kept_path, default_cache_dir())
             except OSError as exc:
                 kept_path, why = None, f"no signing key in {default_cache_dir()}: {exc.strerror}"
-            if previous is None:
-                _log(args, f"kept     none ({why})  {time.perf_counter() - t:.2f}s")
-            else:
-                _log(args, f"kept     {len(previous.papers):,} papers' state loaded  {time.perf_counter() - t:.2f}s")
+            took = time.perf_counter() - t_kept
+            kept_line = (f"kept     none ({why})  {took:.2f}s" if previous is None
+                         else f"kept     {len(previous.papers):,} papers' state loaded  {took:.2f}s")
+        if extractions is None:  # the corpus-name pass's additions, from the child
+            t_wait = time.perf_counter()
+            extractions = first.apply(staging.additions())
+            extracted(seconds + time.perf_counter() - t_wait)  # the first pass, and the wait for the rest
+        first = None
+        if kept_line is not None:
+            _log(args, kept_line)
         res = resolve_graph(records, extractions, identities, previous)
         previous = None  # its graph's unchanged parts live on in the new one
         G = res.G

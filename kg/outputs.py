@@ -442,27 +442,51 @@ class Staging:
         os.chmod(self.tmp, 0o777 & ~umask)
         self.started: tuple[str, ...] = ()
         self._child: _Forked | None = None
+        self._pass_seconds: float | None = None  # the child's corpus-name pass, if it runs one
 
-    def start(self, extractions: list[Extraction], records) -> None:
-        """Write ``extractions.jsonl`` and ``records.jsonl`` in a forked child, now."""
+    def start(self, extractions: list[Extraction] | None, records, corpus=None) -> None:
+        """Write ``extractions.jsonl`` and ``records.jsonl`` in a forked child, now. Given
+        ``corpus`` (a :class:`kg.extract.CorpusPass`) instead of the ``extractions``, the
+        child first runs that corpus-name pass, whose additions :meth:`additions` gives
+        this process, and writes the extractions it then has."""
         tmp = self.tmp
 
         def child(send) -> float:
+            final = extractions
+            if corpus is not None:
+                t = time.perf_counter()
+                send(corpus.run_in_child())
+                send(time.perf_counter() - t)
+                final = corpus.extractions()
             t = time.perf_counter()
             for name in ("extractions.jsonl", "records.jsonl"):
-                write_jsonl(tmp, name, extractions, records)
+                write_jsonl(tmp, name, final, records)
             return time.perf_counter() - t
 
         self.started = ("extractions.jsonl", "records.jsonl")
         self._child = _Forked(child)
+        self._pass_seconds = None if corpus is None else -1.0
+
+    def additions(self) -> list:
+        """What the child's corpus-name pass added to each text (see :meth:`start`): waits for it."""
+        if self._child is None or self._pass_seconds is None:
+            raise RuntimeError("no corpus-name pass was started in the child")
+        additions = self._child.next()
+        self._pass_seconds = self._child.next()
+        return additions
 
     def wait(self) -> dict:
         """Wait for the files :meth:`start` began (raising the child's error, if any);
         returns the seconds they took, as timings."""
         if self._child is None:
             return {}
+        if self._pass_seconds is not None and self._pass_seconds < 0:
+            self.additions()  # the pass's messages come first
         child, self._child = self._child, None
-        return {"early:jsonl": child.next()}
+        out = {"early:jsonl": child.next()}
+        if self._pass_seconds is not None:
+            out["early:corpus-pass"] = self._pass_seconds
+        return out
 
     def abort(self) -> None:
         """Stop the child and remove the folder (a failed build)."""

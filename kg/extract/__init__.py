@@ -13,7 +13,7 @@ from .pipeline import PIPELINE_VERSION, get_nlp, make_nlp
 from .propagate import (_pattern, add_entities, build_lexicon, changed_forms, lexicon_digest, lexicon_json,
                         propagate, substring_regex)
 
-__all__ = ["extract_records", "extract_text", "PIPELINE_VERSION", "make_nlp", "get_nlp"]
+__all__ = ["extract_records", "extract_first", "CorpusPass", "extract_text", "PIPELINE_VERSION", "make_nlp", "get_nlp"]
 
 _TITLE_SEP = ".\n"
 
@@ -223,6 +223,16 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     identity of each record's extraction ({doc: str}): equal identities, equal
     extractions (the text's cache key and what the corpus-name pass added to it).
     """
+    return extract_first(records, batch_size, nlp, corpus_names, workers, cache, progress, dask,
+                         identities).finish()
+
+
+def extract_first(records: Iterable[Record], batch_size: int = 64, nlp=None, corpus_names: bool = True,
+                  workers: int = 1, cache=None, progress=None, dask=None,
+                  identities: dict | None = None) -> "CorpusPass":
+    """:func:`extract_records` up to its corpus-name pass: the spaCy pass done (and cached),
+    the corpus-name pass still to run (:class:`CorpusPass`; its ``finish()`` gives what
+    :func:`extract_records` gives)."""
     global _POOL_NLP
     records = list(records)
     texts: dict[str, tuple[int, str]] = {}
@@ -291,9 +301,71 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     if cache is not None and fresh:
         cache.put_many({keys[t]: encoded.get(t) or r for t, r in fresh.items()})
     done.update(fresh)
-    with gc_paused():
-        return _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cache,
-                            keys if cache is not None else None, identities)
+    return CorpusPass(records, text_of, texts, done, corpus_names, workers, dask, cache,
+                      keys if cache is not None else None, identities)
+
+
+class CorpusPass:
+    """The corpus-name pass still to run over the first-pass results of :func:`extract_first`.
+
+    :meth:`finish` runs it here and gives the final extractions, in record order. Or a
+    forked child runs it (:meth:`run_in_child`, which does its cache writes on a connection
+    of its own and returns what the pass added to each text), and this process, meanwhile
+    free for other work, takes those additions with :meth:`apply`: the same extractions
+    (and ``identities``) as :meth:`finish` would give, from the same encoding of what the
+    pass added that the cache and the worker processes use. The child then has the final
+    extractions too (:meth:`extractions`)."""
+
+    def __init__(self, records, text_of, texts, done, corpus_names, workers, dask, cache, keys, identities):
+        self.records, self.text_of, self.texts, self.done = records, text_of, texts, done
+        self.corpus_names, self.workers, self.dask, self.cache = corpus_names, workers, dask, cache
+        self.keys, self.identities = keys, identities
+        self._added: dict | None = None  # what the pass added, once it ran in this process
+
+    def finish(self) -> Iterator[Extraction]:
+        """The corpus-name pass, here; the final extractions."""
+        with gc_paused():
+            self._added = _corpus_pass(self.texts, self.done, self.corpus_names, self.workers, self.dask,
+                                       self.cache, self.keys, encode_all=False, identities=self.identities)
+            return iter(self.extractions())
+
+    def run_in_child(self) -> list:
+        """In a forked child: the pass (with a connection of its own to the cache); returns, for
+        each text in order, what the pass added to it (as the cache stores it, or None)."""
+        cache = self.cache.reopen() if self.cache is not None else None
+        with gc_paused():
+            self._added = _corpus_pass(self.texts, self.done, self.corpus_names, self.workers, self.dask,
+                                       cache, self.keys, encode_all=True, identities=None)
+        if cache is not None:
+            cache.close()
+        return [self._added.get(t) for t in self.texts]
+
+    def apply(self, additions: list) -> list[Extraction]:
+        """The final extractions from what :meth:`run_in_child` returned (in a process without
+        ``fork``, where it ran here, the extractions it made)."""
+        if self._added is None:  # the pass ran in a child: its additions, made here
+            done, added = self.done, {}
+            with gc_paused():
+                for t, value in zip(self.texts, additions):
+                    if value is not None:
+                        ex, sents = done[t]
+                        done[t] = (add_entities(ex, decode_added(value, ex)), sents)
+                        added[t] = value
+            self._added = added
+        return self.extractions()
+
+    def extractions(self) -> list[Extraction]:
+        """The final extractions, in record order, once the pass ran (and each record's identity
+        into ``identities``, if given, with a cache)."""
+        added, done, keys, identities = self._added, self.done, self.keys, self.identities
+        if identities is not None and keys is not None:
+            for rec, text in zip(self.records, self.text_of):
+                identities[rec.doc] = f"{keys[text]}\x00{added.get(text) or ''}"
+        out = []
+        for rec, text in zip(self.records, self.text_of):
+            ex = done[text][0]
+            out.append(Extraction(rec.doc, ex.entities, ex.github, ex.mentions))  # every field; faster than dataclasses.replace
+        return out
 
 
 def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id) -> tuple[list[str], list[str]]:
@@ -330,12 +402,14 @@ def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id) -> tuple[
     return [t for t in texts if t not in added], relabel, added
 
 
-def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cache=None,
-                 keys=None, identities=None) -> Iterator[Extraction]:
-    """The corpus-name pass over the first-pass results ``done``; the final extractions, in
-    record order. With ``cache`` (and the texts' cache ``keys``), results stored by an
-    earlier build that still hold are reused and only the other texts are passed over
-    (and ``identities``, if given, receives each record's, see :func:`extract_records`)."""
+def _corpus_pass(texts, done, corpus_names, workers, dask, cache=None, keys=None, encode_all: bool = False,
+                 identities=None) -> dict[str, str | None]:
+    """The corpus-name pass over the first-pass results ``done`` (updated in place). With
+    ``cache`` (and the texts' cache ``keys``), results stored by an earlier build that
+    still hold are reused and only the other texts are passed over. Returns what the pass
+    added to each text, as the cache stores it (:func:`~kg.extract.cache.encode_added`):
+    every addition with a cache, with ``encode_all`` or with ``identities`` (for which
+    :class:`CorpusPass` makes each record's identity from it); else nothing (not needed)."""
     global _POOL_STATE
     added: dict[str, str | None] = {}  # text -> what the corpus-name pass added (as the cache stores it)
     if corpus_names:
@@ -365,7 +439,7 @@ def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cac
             finally:
                 _POOL_STATE = None
         else:
-            want = lexicon_id is not None or identities is not None  # what the pass added, for either
+            want = lexicon_id is not None or identities is not None or encode_all  # what the pass added
             for t in todo:
                 ex, sents = done[t]
                 new = propagate(ex, texts[t][1], lexicon, pattern, sents)
@@ -375,14 +449,7 @@ def _second_pass(records, text_of, texts, done, corpus_names, workers, dask, cac
         if lexicon_id is not None:
             cache.put_final(lexicon_id, {keys[t]: v for t, v in finals.items()}, relabel)
             cache.put_lexicon(lexicon_id, forms)  # after: results just relabelled survive the oldest lexicon
-    if identities is not None and keys is not None:
-        for rec, text in zip(records, text_of):
-            identities[rec.doc] = f"{keys[text]}\x00{added.get(text) or ''}"
-    out = []
-    for rec, text in zip(records, text_of):
-        ex = done[text][0]
-        out.append(Extraction(rec.doc, ex.entities, ex.github, ex.mentions))  # every field; faster than dataclasses.replace
-    return iter(out)
+    return added
 
 
 def extract_text(text: str, doc_id: str = "text#0", title: str | None = None) -> Extraction:
