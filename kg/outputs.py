@@ -442,7 +442,8 @@ class Staging:
         os.chmod(self.tmp, 0o777 & ~umask)
         self.started: tuple[str, ...] = ()
         self._child: _Forked | None = None
-        self._pass_seconds: float | None = None  # the child's corpus-name pass, if it runs one
+        self._pass_pending = False  # the child runs a corpus-name pass whose additions are not taken yet
+        self._pass_seconds: float | None = None  # the seconds it took, once taken
 
     def start(self, extractions: list[Extraction] | None, records, corpus=None) -> None:
         """Write ``extractions.jsonl`` and ``records.jsonl`` in a forked child, now. Given
@@ -455,8 +456,8 @@ class Staging:
             final = extractions
             if corpus is not None:
                 t = time.perf_counter()
-                send(corpus.run_in_child())
-                send(time.perf_counter() - t)
+                additions = corpus.run_in_child()
+                send((additions, time.perf_counter() - t))
                 final = corpus.extractions()
             t = time.perf_counter()
             for name in ("extractions.jsonl", "records.jsonl"):
@@ -465,14 +466,14 @@ class Staging:
 
         self.started = ("extractions.jsonl", "records.jsonl")
         self._child = _Forked(child)
-        self._pass_seconds = None if corpus is None else -1.0
+        self._pass_pending = corpus is not None
 
     def additions(self) -> list:
         """What the child's corpus-name pass added to each text (see :meth:`start`): waits for it."""
-        if self._child is None or self._pass_seconds is None:
-            raise RuntimeError("no corpus-name pass was started in the child")
-        additions = self._child.next()
-        self._pass_seconds = self._child.next()
+        if self._child is None or not self._pass_pending:
+            raise RuntimeError("no corpus-name pass is under way in the child")
+        additions, self._pass_seconds = self._child.next()
+        self._pass_pending = False
         return additions
 
     def wait(self) -> dict:
@@ -480,8 +481,8 @@ class Staging:
         returns the seconds they took, as timings."""
         if self._child is None:
             return {}
-        if self._pass_seconds is not None and self._pass_seconds < 0:
-            self.additions()  # the pass's messages come first
+        if self._pass_pending:
+            self.additions()  # the pass's message comes first
         child, self._child = self._child, None
         out = {"early:jsonl": child.next()}
         if self._pass_seconds is not None:

@@ -326,7 +326,8 @@ class CorpusPass:
         """The corpus-name pass, here; the final extractions."""
         with gc_paused():
             self._added = _corpus_pass(self.texts, self.done, self.corpus_names, self.workers, self.dask,
-                                       self.cache, self.keys, encode_all=False, identities=self.identities)
+                                       self.cache, self.keys, encode_all=self.identities is not None)
+            self._identify()
             return iter(self.extractions())
 
     def run_in_child(self) -> list:
@@ -335,7 +336,7 @@ class CorpusPass:
         cache = self.cache.reopen() if self.cache is not None else None
         with gc_paused():
             self._added = _corpus_pass(self.texts, self.done, self.corpus_names, self.workers, self.dask,
-                                       cache, self.keys, encode_all=True, identities=None)
+                                       cache, self.keys, encode_all=True)
         if cache is not None:
             cache.close()
         return [self._added.get(t) for t in self.texts]
@@ -352,15 +353,20 @@ class CorpusPass:
                         done[t] = (add_entities(ex, decode_added(value, ex)), sents)
                         added[t] = value
             self._added = added
+        self._identify()
         return self.extractions()
 
-    def extractions(self) -> list[Extraction]:
-        """The final extractions, in record order, once the pass ran (and each record's identity
-        into ``identities``, if given, with a cache)."""
-        added, done, keys, identities = self._added, self.done, self.keys, self.identities
+    def _identify(self) -> None:
+        """Each record's identity into ``identities``, if given, with a cache: its text's key and
+        what the pass added to it."""
+        added, keys, identities = self._added, self.keys, self.identities
         if identities is not None and keys is not None:
             for rec, text in zip(self.records, self.text_of):
                 identities[rec.doc] = f"{keys[text]}\x00{added.get(text) or ''}"
+
+    def extractions(self) -> list[Extraction]:
+        """The final extractions, in record order, once the pass ran."""
+        done = self.done
         out = []
         for rec, text in zip(self.records, self.text_of):
             ex = done[text][0]
@@ -402,14 +408,14 @@ def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id) -> tuple[
     return [t for t in texts if t not in added], relabel, added
 
 
-def _corpus_pass(texts, done, corpus_names, workers, dask, cache=None, keys=None, encode_all: bool = False,
-                 identities=None) -> dict[str, str | None]:
+def _corpus_pass(texts, done, corpus_names, workers, dask, cache=None, keys=None,
+                 encode_all: bool = False) -> dict[str, str | None]:
     """The corpus-name pass over the first-pass results ``done`` (updated in place). With
     ``cache`` (and the texts' cache ``keys``), results stored by an earlier build that
     still hold are reused and only the other texts are passed over. Returns what the pass
     added to each text, as the cache stores it (:func:`~kg.extract.cache.encode_added`):
-    every addition with a cache, with ``encode_all`` or with ``identities`` (for which
-    :class:`CorpusPass` makes each record's identity from it); else nothing (not needed)."""
+    every addition with a cache or with ``encode_all``; else only those computed elsewhere
+    (worker processes, Dask) or stored."""
     global _POOL_STATE
     added: dict[str, str | None] = {}  # text -> what the corpus-name pass added (as the cache stores it)
     if corpus_names:
@@ -439,7 +445,7 @@ def _corpus_pass(texts, done, corpus_names, workers, dask, cache=None, keys=None
             finally:
                 _POOL_STATE = None
         else:
-            want = lexicon_id is not None or identities is not None or encode_all  # what the pass added
+            want = lexicon_id is not None or encode_all  # what the pass added, encoded
             for t in todo:
                 ex, sents = done[t]
                 new = propagate(ex, texts[t][1], lexicon, pattern, sents)
