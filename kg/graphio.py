@@ -15,12 +15,16 @@ import json
 
 import networkx as nx
 
+from ._json import dumps
 from .model import Mention, Record
 
 FORMAT = "abstract-kg/graph@1"
 
-#: One encoder for every line (``json.dumps`` with options builds a new one a call).
-_ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True, check_circular=False).encode
+
+
+def _ENCODE(obj) -> str:
+    """One node or link (or record) a line: compact, keys sorted (see :mod:`kg._json`)."""
+    return dumps(obj, sort_keys=True)
 
 
 def _mention(m: Mention) -> dict:

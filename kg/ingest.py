@@ -161,6 +161,8 @@ def read_seed_text(path: Path, text: str, on_error=None) -> list[Record]:
 
 
 def _str(value) -> str | None:
+    if type(value) is str:  # most fields of most records
+        return value.strip() or None
     if value is None:
         return None
     if isinstance(value, (list, tuple)):
@@ -194,16 +196,22 @@ def record_from_mapping(obj, path: Path, index: int, line: int, source: str | No
     if isinstance(code_field, str):
         code_field = re.split(r"[\s,;]+", code_field)
     code = tuple(c for c in (str(x).strip() for x in code_field) if c)
+    title, url = _str(obj.get("title")), _str(obj.get("url"))
+    try:  # a lone surrogate (JSON's "\\ud800") is no text: no output file could hold it
+        "\x00".join(filter(None, (abstract, rid, title, venue, url, *code))).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(path, f"record {index} holds a lone surrogate (U+{ord(exc.object[exc.start]):04X}), "
+                               "which is not Unicode text", line) from None
     return Record(
         doc=rid or f"{path.name}#{index}",
         abstract=squash_spaces(abstract),
         source=source if source is not None else source_name(path),
         index=index,
         line=line,
-        title=_str(obj.get("title")),
+        title=title,
         venue=venue,
         year=_year(obj.get("year"), venue),
-        url=_str(obj.get("url")),
+        url=url,
         code=code,
     )
 

@@ -19,6 +19,7 @@ import networkx as nx
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from ._gc import without_gc
+from ._json import dumps
 from .extract import PIPELINE_VERSION
 from .model import Extraction
 from .namespace import DEFAULT_BASE
@@ -65,9 +66,8 @@ def graph_stats(G: nx.MultiDiGraph, n_records: int | None = None) -> dict:
 
 def write_extractions(fh, extractions: Iterable[Extraction]) -> None:
     """The ``kg extract`` JSON Lines, one object a record."""
-    encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
-    for e in extractions:
-        fh.write(encode(e.to_json()) + "\n")
+    for e in extractions:  # compact, keys in the order of the format (see kg._json)
+        fh.write(dumps(e.to_json()) + "\n")
 
 
 def extractions_jsonl(extractions: Iterable[Extraction]) -> str:

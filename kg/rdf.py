@@ -10,6 +10,7 @@ returns an rdflib ``Graph`` (parsed from the N-Triples) for the Python API.
 """
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
@@ -18,6 +19,7 @@ from typing import TextIO
 
 import networkx as nx
 
+from ._json import dumps
 from .extract import PIPELINE_VERSION
 from .namespace import DEFAULT_BASE, KG, QUERY_PREFIXES
 
@@ -295,7 +297,7 @@ class _Turtle:
         return ""
 
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True, check_circular=False).encode
+_ENCODE = functools.partial(dumps, sort_keys=True)  # a JSON-LD node a line, compact (see kg._json)
 
 
 class _JsonLd:

@@ -62,6 +62,9 @@ def test_json_array_and_csv(tmp_path):
 @pytest.mark.parametrize("name,content,needle", [
     ("bad.jsonl", '{"abstract": "ok"}\n{"abstract": \n', "bad.jsonl:2: bad JSON"),
     ("noabs.jsonl", '{"abstract": "ok"}\n{"title": "no abstract"}\n', "noabs.jsonl:2: record 1 has no abstract"),
+    # JSON can spell a lone surrogate, which no UTF-8 output can hold: refused here, not at writing
+    ("lone.jsonl", '{"abstract": "ok"}\n{"abstract": "ok", "title": "x \\ud800"}\n',
+     "lone.jsonl:2: record 1 holds a lone surrogate (U+D800)"),
     ("nocol.csv", "id,title\n1,x\n", "nocol.csv:1: no 'abstract' column"),
     ("empty.txt", "  \n", "empty.txt: is empty"),
     ("x.pdf", "whatever", "unknown input format"),
