@@ -22,9 +22,15 @@ in full, or, while the papers that changed since the last full state are at most
 the full state by its signature). It is tied to the code that resolves: another
 version of it, or of networkx or Python, starts from a full resolution.
 
-The state also keeps each paper's digest as the write stage made it (:func:`kg.reuse.unit_digests`):
-a paper taken unchanged from the kept graph has the digest it had, which the next write
-stage takes instead of digesting the paper's node and mentions again (``Resolution.known``).
+The state also keeps each paper's and entity's digest as the write stage made it
+(:func:`kg.reuse.unit_digests`): a paper taken unchanged from the kept graph has the digest it
+had, and so has an entity that no paper resolved again (or gone) links to, before or now, and
+whose derived relations did not change; the next write stage takes those instead of digesting
+them again (``Resolution.known``). (An entity's block is written from its node, its paper count
+and, for a method, its derived relations: its node changes only with its cluster, whose papers
+are then resolved again, its count only with a paper linking to it, and its derived relations
+only with a paper proposing it. 100k papers + 1%: 71k of 75k entities known, 2.6 s of digesting
+saved.)
 """
 from __future__ import annotations
 
@@ -61,7 +67,7 @@ DELTA_MAX_SHARE = 0.25
 @lru_cache(maxsize=1)
 def code_version() -> str:
     """A hash of the code a kept graph was made by: resolution, graph, model, text
-    helpers, the digests of the write stage (kept for papers), this module, and the networkx
+    helpers, the digests of the write stage (kept for papers and entities), this module, and the networkx
     and Python versions (the pickle's classes)."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256(f"{nx.__version__}\x00{sys.version_info[:2]}".encode())
@@ -83,7 +89,8 @@ class Kept:
     papers: dict[str, bytes]
     sigs: dict[Sig, tuple]
     #: after an incremental resolution: the signature of the full state it started from and
-    #: what changed since that state ({"papers": ids, "methods": ids, "sigs": spellings})
+    #: what changed since that state ({"papers": ids, "methods": ids, "sigs": spellings,
+    #: "entities": ids of the entities whose digests were not known})
     base: bytes | None = None
     changed: dict | None = None
 
@@ -95,7 +102,7 @@ class Previous:
     its extraction's mentions (:func:`mention_space`), and ``papers`` and ``sigs`` as
     in :class:`Kept`. (The mentions are taken from this build's extractions: loading
     1.2M mention objects at 100k papers cost seconds, and they would be copies.)
-    ``digests``: paper id -> the digest the write stage made of it (:func:`kg.reuse.unit_digests`)."""
+    ``digests``: paper or entity id -> the digest the write stage made of it (:func:`kg.reuse.unit_digests`)."""
 
     nodes: dict
     links: dict
@@ -103,7 +110,7 @@ class Previous:
     sigs: dict[Sig, tuple]
     #: the full state's signature, and what its delta (if one was read) changed
     base: bytes | None = None
-    changed: dict = field(default_factory=lambda: {"papers": set(), "methods": set(), "sigs": set()})
+    changed: dict = field(default_factory=lambda: {"papers": set(), "methods": set(), "sigs": set(), "entities": set()})
     digests: dict[str, str] = field(default_factory=dict)
 
 
@@ -142,8 +149,8 @@ def paper_fingerprints(groups: dict[str, list[Record]], identities: dict[str, st
 class Resolution:
     """What :func:`resolve_graph` made: the graph, the state to keep, how many papers
     were resolved again (all of them without a usable kept state) and ``known``, the
-    digests of the papers taken unchanged from the kept graph (for
-    :func:`kg.reuse.unit_digests`)."""
+    digests of the papers taken unchanged from the kept graph and of the entities whose
+    blocks are as they were (for :func:`kg.reuse.unit_digests`)."""
 
     G: nx.MultiDiGraph
     kept: Kept
@@ -192,13 +199,30 @@ def resolve_graph(records: list[Record], extractions: list[Extraction], identiti
             again[pid] = resolve_paper(pid, recs, ex, sig_root, entities)
     gone = [n for n in previous.nodes if n not in groups]
     G, touched = _assemble(groups, paper_ex, again, gone, venues, entities, repos, previous)
+    old_digests = previous.digests
+    known = {pid: old_digests[pid] for pid in groups if pid not in again and pid in old_digests}
+    # the entities whose blocks may have changed: those a paper resolved again or gone links to,
+    # before (its kept links) or now, and the methods whose derived relations were made again
+    linked = set(touched)
+    for pid in [*again, *gone]:
+        linked.update(previous.links.get(pid) or ())
+    for _, rels in again.values():
+        linked.update(o for _, o in rels)
+    nodes = G._node
+    fresh = set()  # entities digested anew by the write stage
+    for n, d in nodes.items():
+        if d["type"] in ("Paper", "Venue"):
+            continue
+        if n in linked or n not in old_digests:
+            fresh.add(n)
+        else:
+            known[n] = old_digests[n]
     since = previous.changed  # what changed since the full state: what its delta said, and now this
     changes = {"papers": since["papers"] | set(again) | set(gone),
                "methods": since["methods"] | touched,  # a method gone with its papers is among them
-               "sigs": since["sigs"] | changed | {sig for sig in old_sigs if sig not in sigs}}
+               "sigs": since["sigs"] | changed | {sig for sig in old_sigs if sig not in sigs},
+               "entities": since["entities"] | fresh | {n for n in old_digests if n not in nodes}}
     kept = Kept(G, paper_ex, fps, sigs, previous.base, changes)
-    old_digests = previous.digests
-    known = {pid: old_digests[pid] for pid in groups if pid not in again and pid in old_digests}
     return Resolution(G, kept, len(groups), len(again), known)
 
 
@@ -333,7 +357,7 @@ def _lite(kept: Kept, u: str):
 
 def _full(kept: Kept, digests: dict[str, str]) -> dict:
     """What a full state file holds: the version, the papers' nodes, the papers' and
-    methods' links (:func:`_lite`), papers, sigs and the papers' ``digests``."""
+    methods' links (:func:`_lite`), papers, sigs and the papers' and entities' ``digests``."""
     nodes, succ = kept.G._node, kept.G._succ
     papers = {n: d for n, d in nodes.items() if d.get("type") == "Paper"}
     links = {}
@@ -343,19 +367,20 @@ def _full(kept: Kept, digests: dict[str, str]) -> dict:
             if lite is not None:
                 links[u] = lite
     return {"version": code_version(), "nodes": papers, "links": links, "papers": kept.papers, "sigs": kept.sigs,
-            "digests": {n: digests[n] for n in papers if n in digests}}
+            "digests": {n: d for n, d in digests.items() if n in nodes}}
 
 
 def _delta(kept: Kept, digests: dict[str, str]) -> dict:
     """What a delta file holds: the full state's signature and, for each paper, method and
-    entity spelling that changed since it, its value now (None: there is none now)."""
+    entity spelling that changed since it, its value now (None: there is none now), and the
+    digests of the papers and entities that changed since it."""
     nodes, ch = kept.G._node, kept.changed
     links = {u: (_lite(kept, u) if u in nodes else None) for u in ch["papers"] | ch["methods"]}
     return {"version": code_version(), "base": kept.base,
             "nodes": {p: nodes.get(p) for p in ch["papers"]}, "links": links,
             "papers": {p: kept.papers.get(p) for p in ch["papers"]},
             "sigs": {s: kept.sigs.get(s) for s in ch["sigs"]},
-            "digests": {p: digests.get(p) for p in ch["papers"]}}
+            "digests": {u: digests.get(u) for u in ch["papers"] | ch["entities"]}}
 
 
 def delta_path(path: Path) -> Path:
@@ -400,7 +425,7 @@ def save_kept(path: str | Path, kept: Kept, key_folder: str | Path, digests: dic
     """Write ``kept`` at ``path``: only what changed since the full state there (a delta
     file next to it) when it started from that state and few papers changed since; else
     in full. ``digests`` are the write stage's digests of ``kept.G``'s units
-    (:func:`kg.reuse.unit_digests`; the papers' are kept, none without). Keeps the
+    (:func:`kg.reuse.unit_digests`; the papers' and entities' are kept, none without). Keeps the
     :data:`KEEP_FILES` most recent states of the folder. Returns "delta" or "full"."""
     digests = digests or {}
     path = Path(path)
@@ -477,5 +502,5 @@ def load_kept(path: str | Path, key_folder: str | Path) -> tuple[Previous | None
                 else:
                     mine[k] = v
         previous.changed = {"papers": set(delta["nodes"]), "methods": set(delta["links"]) - set(delta["nodes"]),
-                            "sigs": set(delta["sigs"])}
+                            "sigs": set(delta["sigs"]), "entities": set(delta["digests"]) - set(delta["nodes"])}
     return previous, ""
