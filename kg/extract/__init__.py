@@ -1,4 +1,10 @@
-"""Extraction: records in, :class:`~kg.model.Extraction` objects out (spaCy only here)."""
+"""Extraction: records in, :class:`~kg.model.Extraction` objects out (spaCy only here).
+
+spaCy is imported where a text goes through the pipeline (:func:`get_nlp`, :func:`make_nlp`,
+the first pass), not with this package: a build whose texts are all cached, or whose new
+texts go to forked workers, does not import it in the build process (about 1.5 s of every
+build at 100k; the workers import it meanwhile, beside the decoding of the cached results).
+"""
 from __future__ import annotations
 
 import re
@@ -6,12 +12,10 @@ from collections.abc import Iterable, Iterator
 
 from .._gc import gc_paused
 from ..model import Extraction, Record
-from .assemble import assemble
 from .cache import decode, decode_added, encode, encode_added
-from .components import sentences
-from .pipeline import PIPELINE_VERSION, get_nlp, make_nlp
 from .propagate import (_pattern, add_entities, build_lexicon, changed_forms, lexicon_digest, lexicon_json,
                         propagate, substring_regex)
+from .version import PIPELINE_VERSION
 
 __all__ = ["extract_records", "extract_first", "CorpusPass", "extract_text", "PIPELINE_VERSION", "make_nlp", "get_nlp"]
 
@@ -38,8 +42,25 @@ def tokenizer_safe(text: str) -> str:
     return _LONG_RUN.sub(lambda m: "".join(c if i % 100 else " " for i, c in enumerate(m.group(0), 1)), text)
 
 
+def make_nlp():
+    """A fresh extraction pipeline (:func:`kg.extract.pipeline.make_nlp`)."""
+    from .pipeline import make_nlp
+
+    return make_nlp()
+
+
+def get_nlp():
+    """This process's extraction pipeline, built at the first call (:func:`kg.extract.pipeline.get_nlp`)."""
+    from .pipeline import get_nlp
+
+    return get_nlp()
+
+
 def _first_pass(items: list[tuple[str, int]], batch_size: int = 64, nlp=None) -> list[tuple[Extraction, list]]:
     """spaCy over (text, title length) items: the per-text extraction and sentence spans."""
+    from .assemble import assemble
+    from .components import sentences
+
     nlp = nlp or get_nlp()
 
     def gen():
@@ -185,10 +206,10 @@ def _n_workers(workers: int, client) -> int:
 
 
 #: What the first pass costs, counted in texts through spaCy in one process: decoding one
-#: cached result (about 0.05 ms here, against about 2 ms for a text) and building the
-#: pipeline in a worker (about 1.4 s). See :func:`_first_pass_pool`.
+#: cached result (about 0.05 ms here, against about 2 ms for a text) and, in a worker,
+#: importing spaCy and building the pipeline (about 1 s and 1.4 s). See :func:`_first_pass_pool`.
 DECODE_COST = 1 / 40
-PIPELINE_COST = 700
+PIPELINE_COST = 1200
 
 
 def _first_pass_pool(workers: int, new: int, cached: int) -> int:

@@ -16,7 +16,8 @@ from spacy.tokens import Doc
 from ..model import DocEntity, Extraction, Mention
 from .._unionfind import UnionFind
 from ..text import compact_key, occurrences
-from .components import Taken, folded_text, sentences
+from .components import folded_text, sentences
+from .shapes import Taken
 from .tokens import doc_text
 
 #: Span groups in priority order, with the role they give a method.

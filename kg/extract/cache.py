@@ -21,7 +21,7 @@ from pathlib import Path
 import orjson
 
 from ..model import DocEntity, Extraction, Mention, mention_fields
-from .pipeline import PIPELINE_VERSION
+from .version import PIPELINE_VERSION
 
 
 def default_cache_dir() -> Path:

@@ -81,19 +81,6 @@ def folded_text(doc: Doc) -> str | None:
     return doc.user_data["kg_folded"]
 
 
-class Taken:
-    """Character ranges already claimed by a span: O(length) checks, not O(spans)."""
-
-    def __init__(self, n: int):
-        self.mask = bytearray(n)
-
-    def overlaps(self, start: int, end: int) -> bool:
-        return any(self.mask[start:end])
-
-    def add(self, start: int, end: int) -> None:
-        self.mask[start:end] = b"\x01" * (end - start)
-
-
 def sentences(doc: Doc) -> list[Span]:
     """The sentences of ``doc`` as spans (computed once per doc)."""
     cached = doc.user_data.get("kg_sentences")

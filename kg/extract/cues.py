@@ -23,7 +23,8 @@ from spacy.util import filter_spans
 
 from .components import DATASET_HEADS, MatchComponent, defined_shorts, sent_end, sent_start
 from .lexicon import lookup
-from .proposals import GENERIC_ACRONYMS, is_name_like, is_title_word
+from .proposals import is_title_word
+from .shapes import GENERIC_ACRONYMS, is_name_like
 from .tokens import token_texts
 
 METHOD_CUES = frozenset(

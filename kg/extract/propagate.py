@@ -20,8 +20,7 @@ from operator import attrgetter
 
 from ..model import DocEntity, Extraction, Mention
 from ..text import compact_key
-from .components import Taken
-from .proposals import is_name_like
+from .shapes import Taken, is_name_like
 
 _SOURCE = "kg_corpus"
 

@@ -16,7 +16,6 @@ Sets ``doc.spans["kg_proposed"]`` (label ``Method``).
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -26,13 +25,9 @@ from ..text import occurrences
 from .components import (DATASET_HEADS, MatchComponent, defined_shorts, defined_type, folded_text, sent_start,
                          sentences)
 from .lexicon import lookup
+from .shapes import GENERIC_ACRONYMS, is_name_like
 from .tokens import doc_text, token_texts
 
-#: Acronyms of fields and generic families: never a paper's own method name.
-GENERIC_ACRONYMS = frozenset(
-    "ai ml dl nlp cv rl llm llms lm lms vlm vlms mllm mllms dnn dnns cnn cnns rnn rnns gnn gnns "
-    "gpu gpus cpu cpus api apis sota iid ood pde pdes ode odes mlp mlps nn nns sgd".split()
-)
 PROPOSE_VERBS = frozenset(
     "propose proposes proposed proposing introduce introduces introduced introducing present presents "
     "presented presenting develop develops developed developing design designs designed designing devise "
@@ -51,20 +46,6 @@ SKIPPABLE = frozenset(
     "scalable lightweight practical generic versatile powerful flexible following".split()
 )
 CONTRIBUTION = frozenset("innovation contribution idea component ingredient insight".split())
-
-
-@lru_cache(maxsize=1 << 16)  # asked for every token, by several components
-def is_name_like(text: str) -> bool:
-    """A token that looks like a proper method name: inner capitals or letters with digits.
-
-    >>> [is_name_like(t) for t in ["LoRanPAC", "TAROT", "difFOCI", "DistiLLM-2", "network", "Adam", "LLMs"]]
-    [True, True, True, True, False, False, False]
-    """
-    if len(text) < 2 or not any(c.isalpha() for c in text) or text.lower() in GENERIC_ACRONYMS:
-        return False
-    return any(c.isupper() for c in text[1:]) or (
-        any(c.isdigit() for c in text) and any(c.isalpha() for c in text) and text[0].isalpha()
-    )
 
 
 def is_title_word(text: str) -> bool:
