@@ -29,8 +29,8 @@ whose derived relations did not change; the next write stage takes those instead
 them again (``Resolution.known``). (An entity's block is written from its node, its paper count
 and, for a method, its derived relations: its node changes only with its cluster, whose papers
 are then resolved again, its count only with a paper linking to it, and its derived relations
-only with a paper proposing it. 100k papers + 1%: 71k of 75k entities known, 2.6 s of digesting
-saved.)
+only with a paper proposing it. 100k papers + 1%: 70,913 of 74,925 entities known; the write stage's
+digests took 0.98 s, against 2.67 s with the papers' alone.)
 """
 from __future__ import annotations
 
