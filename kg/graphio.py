@@ -11,6 +11,7 @@ True
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 
 import networkx as nx
@@ -20,11 +21,8 @@ from .model import Mention, Record
 
 FORMAT = "abstract-kg/graph@1"
 
-
-
-def _ENCODE(obj) -> str:
-    """One node or link (or record) a line: compact, keys sorted (see :mod:`kg._json`)."""
-    return dumps(obj, sort_keys=True)
+#: One node, link or record a line: compact, keys sorted (see :mod:`kg._json`).
+_ENCODE = functools.partial(dumps, sort_keys=True)
 
 
 def _mention(m: Mention) -> dict:

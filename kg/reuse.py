@@ -26,13 +26,11 @@ content) or the old state's format makes the build write everything.
 from __future__ import annotations
 
 import hashlib
-import json
 import marshal
 import os
 from pathlib import Path
 
-import orjson
-
+from ._json import dumps, loads
 from ._writeback import WINDOW, Source, Writeback
 from .extract import PIPELINE_VERSION
 from .model import mention_fields
@@ -421,10 +419,7 @@ def read_state(outdir: Path, base: str, slots) -> tuple[dict | None, str]:
         body, _, check = data.rstrip(b"\n").rpartition(b"\n")
         if check.decode("ascii") != _digest_bytes(body):
             return None, "the previous build state is damaged"
-        try:
-            state = orjson.loads(body)  # half the time of json's parser (100k: 28 MB)
-        except orjson.JSONDecodeError:
-            state = json.loads(body)  # what orjson refuses (a lone surrogate) json may still read
+        state = loads(body)  # by orjson: half the time of json's parser (100k: 28 MB)
         if state.get("format") != STATE_FORMAT or state.get("code") != code_fingerprint():
             return None, "the previous build was made by other code"
         if state.get("base") != base:
@@ -445,8 +440,6 @@ def read_state(outdir: Path, base: str, slots) -> tuple[dict | None, str]:
 def write_state(path: Path, state: dict) -> None:
     """The state as one line of JSON, then a line with its digest (a damaged or edited
     state must not make a build copy the wrong bytes)."""
-    try:  # the same bytes as json.dumps's below, in a seventh of the time (100k: 0.07 s against 0.48)
-        body = orjson.dumps(state, option=orjson.OPT_SORT_KEYS)
-    except (orjson.JSONEncodeError, TypeError):  # what orjson will not write (a lone surrogate)
-        body = json.dumps(state, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode("utf-8")
+    # compact, keys sorted, by orjson (100k: 0.07 s against 0.48 s for json's encoder)
+    body = dumps(state, sort_keys=True).encode("utf-8")
     path.write_bytes(body + b"\n" + _digest_bytes(body).encode("ascii") + b"\n")

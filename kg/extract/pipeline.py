@@ -10,8 +10,6 @@ from spacy.language import Language
 from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
 
 from . import components, cues, gazetteer, proposals, tasks  # noqa: F401  (registers the factories)
-from .version import PIPELINE_VERSION  # noqa: F401  (kg.extract.pipeline's name of it, as before)
-
 
 COMPONENTS = ("kg_token_norm", "kg_github", "kg_abbreviations", "kg_defined_terms", "kg_proposals", "kg_gazetteer",
               "kg_cues", "kg_tasks")

@@ -16,7 +16,6 @@ Sets ``doc.spans["kg_proposed"]`` (label ``Method``).
 """
 from __future__ import annotations
 
-
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
