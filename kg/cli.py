@@ -152,6 +152,7 @@ def _build(args) -> int:
         timings: dict = {}
         stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records), records=records,
                               timings=timings, formats=formats, reuse=not args.no_cache,
+                              store_compaction=args.store_compaction,
                               report=lambda message: _log(args, message), staging=staging, keep=keep,
                               known=res.known)
     parts = ", ".join(f"{k} {v:.2f}s" for k, v in timings.items())
@@ -308,6 +309,8 @@ def make_parser() -> argparse.ArgumentParser:
     b.add_argument("--no-cache", action="store_true", help="neither read nor write the extraction cache, and write every output "
                    "anew (by default a build copies unchanged papers' blocks from the outputs already in --out)")
     b.add_argument("--skip-invalid", action="store_true", help="report bad records and skip them (default: stop)")
+    b.add_argument("--store-compaction", choices=["auto", "always", "never"], default="auto",
+                   help="when a rebuild that updates the store compacts it (default: auto, after a few updates)")
     b.add_argument("--quiet", "-q", action="store_true")
     b.set_defaults(func=cmd_build)
 

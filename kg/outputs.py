@@ -97,11 +97,30 @@ def rdf_formats(formats) -> list[str]:
     return [f for f in RDF_FORMATS if f in formats or f == "nt"]
 
 
+#: ``store_compaction`` values of :func:`write_outputs`.
+STORE_COMPACTION = ("auto", "always", "never")
+
+
+def _compact_after(store_compaction: str) -> int | None:
+    """The ``compact_after`` of :class:`kg.store.StoreUpdater` for a ``store_compaction`` value.
+
+    >>> _compact_after("always"), _compact_after("never")
+    (0, None)
+    """
+    from .store import COMPACT_AFTER_RUNS
+
+    try:
+        return {"auto": COMPACT_AFTER_RUNS, "always": 0, "never": None}[store_compaction]
+    except KeyError:
+        raise ValueError(f"store compaction {store_compaction!r}: one of {', '.join(STORE_COMPACTION)}") from None
+
+
 @without_gc
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
                   base: str = DEFAULT_BASE, n_records: int | None = None, records=None,
                   timings: dict | None = None, formats=tuple(RDF_FORMATS), reuse: bool = True,
-                  report=None, staging: "Staging | None" = None, keep=None, known: dict | None = None) -> dict:
+                  report=None, staging: "Staging | None" = None, keep=None, known: dict | None = None,
+                  store_compaction: str = "auto") -> dict:
     """Write every output of a build into ``outdir`` (replaced atomically). Returns the stats;
     ``timings``, if given, receives the seconds each part took. ``formats`` are the RDF
     serializations to write (``ttl``, ``nt``, ``jsonld``); N-Triples are always written.
@@ -114,8 +133,12 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     ``keep(digests)``, if given, is one more job (see :data:`KEEP_JOB`), done by whichever
     process is free: it writes the state the next build resolves from (:mod:`kg.kept`),
     with this build's digests of the units. ``known`` (unit -> digest) are the digests of
-    units unchanged since they were made (:func:`kg.reuse.unit_digests`)."""
+    units unchanged since they were made (:func:`kg.reuse.unit_digests`).
+    ``store_compaction`` says when an updated store is compacted: ``auto`` once it
+    carries :data:`kg.store.COMPACT_AFTER_RUNS` table runs of updates, ``always`` or
+    ``never`` (a store loaded in full is always compacted)."""
     formats = rdf_formats(formats)
+    compact_after = _compact_after(store_compaction)
 
     timings = timings if timings is not None else {}
     clock = [time.perf_counter()]
@@ -240,7 +263,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             removed, added = message["changes"]
             store["triples"] = message["triples"]
             store["loader"] = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"],
-                                           removed, nt_path, added)
+                                           removed, nt_path, added, compact_after=compact_after)
 
         child: dict = {}  # what the child sent of an incremental write: its digests, then its RDF blocks' rows
 
@@ -375,8 +398,11 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
                 report(f"reuse    {copied}; store loaded in full (fewer than half of them unchanged)")
             else:
                 phases = ", ".join(f"{k} {v:.2f}s" for k, v in loader.phases.items())
+                n = loader.updates["updates"]
+                since = "compacted" if loader.compacted else \
+                    f"{n} update{'s' if n != 1 else ''} since its last compaction"
                 report(f"reuse    {copied}; store updated ({loader.removed_triples:,} triples removed, "
-                       f"{loader.added_bytes / 1e6:.1f} MB of N-Triples added; {phases})")
+                       f"{loader.added_bytes / 1e6:.1f} MB of N-Triples added; {phases}; {since})")
         for jobs in (queue, json_job, kept_job):
             jobs.close()
         _swap(tmp, outdir)

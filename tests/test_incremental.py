@@ -20,6 +20,8 @@ from kg.outputs import Staging, write_outputs
 from kg.resolve import resolve
 from kg.namespace import DEFAULT_BASE
 from kg.reuse import STATE_FILE, read_state
+from kg.store import store_updates
+import kg.store
 
 SKIP = {"store"}
 
@@ -43,7 +45,7 @@ def corpus(n: int, seed: int) -> list[Record]:
 
 
 def build(records: list[Record], out: Path, reuse: bool = True, base: str | None = None,
-          staged: bool = False) -> list[str]:
+          staged: bool = False, store_compaction: str = "auto") -> list[str]:
     """write_outputs as the library calls it, or (``staged``) as ``kg build`` does: the
     JSON Lines files started in a forked child before the graph is resolved."""
     said: list[str] = []
@@ -54,7 +56,7 @@ def build(records: list[Record], out: Path, reuse: bool = True, base: str | None
             staging.start(extractions, records)
         G = build_graph(resolve(records, extractions))
         write_outputs(G, extractions, out, n_records=len(records), records=records, reuse=reuse,
-                      report=said.append, staging=staging, **kw)
+                      report=said.append, staging=staging, store_compaction=store_compaction, **kw)
     return said
 
 
@@ -470,3 +472,34 @@ def test_a_rebuild_removes_from_the_store_only_the_triples_that_changed(tmp_path
     assert 0 < removed < in_their_blocks / 2, (said, in_their_blocks)
     build(records, tmp_path / "full", reuse=False)
     assert triples(out) == triples(tmp_path / "full")
+
+
+@pytest.mark.parametrize("policy, expected", [("auto", [1, 0, 1, 0]), ("always", [0, 0, 0, 0]),
+                                              ("never", [1, 2, 3, 4])])
+def test_an_updated_store_is_compacted_once_it_carries_enough_runs(tmp_path, monkeypatch, policy, expected):
+    # Each rebuild below removes some triples and adds some: 2 table runs. With 4 runs allowed,
+    # every second update compacts (auto); the count is the store's own, carried from build to
+    # build, and the store always holds a full build's triples.
+    monkeypatch.setattr(kg.store, "COMPACT_AFTER_RUNS", 4)
+    records = corpus(60, 17)
+    out = tmp_path / "out"
+    build(records[:56], out)
+    assert store_updates(out / "store") == {"updates": 0, "runs": 0}  # a full build's store: compacted
+    seen = []
+    for n in range(57, 61):
+        said = build(records[:n], out, store_compaction=policy)
+        assert "store updated" in said[0], said
+        seen.append(store_updates(out / "store")["updates"])
+        compacted = seen[-1] == 0
+        assert ("compacted)" in said[0]) == compacted and (", compact " in said[0]) == compacted, said
+        if not compacted:
+            assert f"{seen[-1]} update{'s' if seen[-1] > 1 else ''} since its last compaction" in said[0], said
+    assert seen == expected
+    build(records, tmp_path / "full", reuse=False)
+    assert triples(out) == triples(tmp_path / "full")
+    assert files(out) == files(tmp_path / "full")
+
+
+def test_an_unknown_store_compaction_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="store compaction 'sometimes'"):
+        build(corpus(5, 3), tmp_path / "out", store_compaction="sometimes")
