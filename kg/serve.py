@@ -7,7 +7,8 @@
   ``application/sparql-update``) get 403 and the store is opened read-only;
   a malformed query gets 400; ``SERVICE`` (federated queries) gets 403.
 - Every query runs in a worker process with its own read-only Oxigraph
-  store; a query still running at the timeout (default 30 s) is stopped by
+  store, opened again when a new build has replaced the store folder (the
+  next query after the swap sees the new build); a query still running at the timeout (default 30 s) is stopped by
   ending its worker (a new one takes its place) and answered with 503, so the
   endpoint keeps serving. Results are capped (``--max-rows``).
 - ``/``: a query page; the output folder's HTML views and RDF files are
@@ -18,6 +19,7 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import queue
 import re
 import sys
@@ -46,12 +48,22 @@ CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline
 
 # ----------------------------------------------------------------------------- worker side
 
+def _folder_id(path: str) -> tuple[int, int] | None:
+    """The identity (device, inode) of a folder, None while it is missing."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _worker(store_dir: str, conn) -> None:  # pragma: no cover - runs in a child process
     import pyoxigraph as ox
 
     from .namespace import QUERY_PREFIXES
     from .sparql_results import MEDIA, serialize_boolean, serialize_solutions
 
+    opened = _folder_id(store_dir)
     store = ox.Store.read_only(store_dir)
     while True:
         try:
@@ -61,6 +73,14 @@ def _worker(store_dir: str, conn) -> None:  # pragma: no cover - runs in a child
         if msg is None:
             return
         query, fmt, max_rows = msg
+        now = _folder_id(store_dir)
+        if now is not None and now != opened:
+            # a new `kg build` replaced the output folder (the old store is removed after the
+            # swap): answer from the new one, as the views and files served next to it are
+            try:
+                store, opened = ox.Store.read_only(store_dir), now
+            except OSError:  # not readable yet: the old one, still open, answers this query
+                pass
         try:
             res = store.query(query, prefixes=QUERY_PREFIXES)
         except SyntaxError as exc:

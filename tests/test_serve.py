@@ -141,3 +141,37 @@ def test_twenty_concurrent_clients_get_answers(endpoint):
     with ThreadPoolExecutor(20) as ex:
         statuses = [s for batch in ex.map(client, range(20)) for s in batch]
     assert statuses == [200] * 100
+
+
+def test_a_rebuild_of_the_folder_is_served_without_a_restart(tmp_path):
+    # `kg build` replaces the output folder while `kg serve` runs: the workers' next queries
+    # answer from the new store (before, they kept the removed one open and served the
+    # old build next to the new build's pages).
+    from kg.api import KnowledgeGraph
+
+    def records(n):
+        return [{"id": f"r{i}", "title": f"Paper {i}",
+                 "abstract": f"We propose Net{i} for image classification and evaluate it on CIFAR-10."}
+                for i in range(n)]
+
+    out = tmp_path / "out"
+    KnowledgeGraph.from_records(records(3)).save(out, rdf=("nt",))
+    server, pool = make_server(out, host="127.0.0.1", port=0, timeout=10.0, workers=2, max_rows=500)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    q = urllib.parse.quote(COUNT)
+    try:
+        def papers():
+            status, _, body = get(f"http://{host}:{port}/sparql?query={q}", {"Accept": "text/csv"})
+            assert status == 200, body
+            return int(body.splitlines()[-1])
+
+        assert [papers() for _ in range(4)] == [3] * 4  # both workers
+        KnowledgeGraph.from_records(records(5)).save(out, rdf=("nt",))
+        assert [papers() for _ in range(4)] == [5] * 4
+        status, _, body = get(f"http://{host}:{port}/stats.json")
+        assert status == 200 and json.loads(body)["nodes"]["Paper"] == 5
+    finally:
+        server.shutdown()
+        server.server_close()
+        pool.close()
