@@ -62,12 +62,14 @@ def cmd_build(args) -> int:
     import gc
 
     from ._gc import freeze_after_pauses
+    from ._lock import output_lock
 
     # The records, extractions and graph live until the build ends: once made, the collector
     # need not walk them again (see kg._gc). Undone for callers that go on in this process.
     freeze_after_pauses()
     try:
-        return _build(args)
+        with output_lock(args.out):  # before extraction: a second build into the folder fails at once
+            return _build(args)
     finally:
         freeze_after_pauses(False)
         gc.unfreeze()
@@ -370,6 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         from .namespace import DEFAULT_BASE
 
         args.base = DEFAULT_BASE
+    from ._lock import OutputsBusy
     from .cluster import ClusterError
     from .ingest import InputError
     from .store import QueryError
@@ -379,6 +382,9 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, QueryError, ClusterError, FileNotFoundError, ValueError, KeyError) as exc:
         print(f"kg {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except OutputsBusy as exc:
+        print(f"kg {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_IO
     except KeyboardInterrupt:
         print(f"kg {args.command}: interrupted; earlier outputs were left as they were", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -25,6 +25,7 @@ from .model import Extraction
 from .namespace import DEFAULT_BASE
 from .rdf import jsonld_context, write_rdf
 from .reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, read_state, unit_digests, write_state
+from ._lock import output_lock
 from .store import STORE_DIR, StoreLoader, StoreUpdater
 from .graphio import records_to_jsonl, write_graph_json
 from .views import VIEWS
@@ -406,6 +407,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         for jobs in (queue, json_job, kept_job):
             jobs.close()
         _swap(tmp, outdir)
+        staging.release()
     except BaseException:
         if writer is not None:
             writer.kill()
@@ -461,8 +463,16 @@ class Staging:
     def __init__(self, outdir: str | Path):
         self.outdir = Path(outdir).resolve()
         self.outdir.parent.mkdir(parents=True, exist_ok=True)
-        recover(self.outdir)
-        self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.outdir.name}.tmp-", dir=self.outdir.parent))
+        # held until the outputs are swapped in or the build fails (kg._lock): another build's
+        # recovery would take this build's folder for a killed build's leftovers
+        self._lock = output_lock(self.outdir)
+        self._lock.__enter__()
+        try:
+            recover(self.outdir)
+            self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.outdir.name}.tmp-", dir=self.outdir.parent))
+        except BaseException:
+            self.release()
+            raise
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(self.tmp, 0o777 & ~umask)
@@ -521,6 +531,13 @@ class Staging:
             self._child.kill()
             self._child = None
         shutil.rmtree(self.tmp, ignore_errors=True)
+        self.release()
+
+    def release(self) -> None:
+        """Let another build into the output folder (once this one is swapped in or failed)."""
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.__exit__(None, None, None)
 
     def __enter__(self) -> "Staging":
         return self
@@ -528,6 +545,7 @@ class Staging:
     def __exit__(self, kind, value, tb) -> None:
         if kind is not None:
             self.abort()
+        self.release()
 
 
 #: What is left once the graph is built, besides the blocks and the store: the views and the
@@ -724,8 +742,8 @@ class _Forked:
 def recover(outdir: Path) -> None:
     """Undo what a killed build left next to ``outdir``: put back the previous
     outputs if the kill fell between the two renames of the swap, and remove
-    half-written temporary folders. (Two builds into one folder at once are not
-    supported.)"""
+    half-written temporary folders. Called under the folder's lock
+    (:func:`kg._lock.output_lock`): no other build is writing next to it."""
     parent = outdir.parent
     for old in sorted(parent.glob(f".{outdir.name}.old-*")):
         prev = old / "prev"

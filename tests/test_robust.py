@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rdflib import Graph
 
+from kg._lock import output_lock
 from kg.graph import build_graph
 from kg.ingest import read_records, sample_paths
 from kg.model import Record
@@ -80,8 +81,40 @@ def test_kill_while_writing_outputs_leaves_previous_outputs(tmp_path, previous, 
     kill_build([str(corpus), "--out", str(out), "--no-cache"], writing, sig=sig)
     recover(out)  # what the next build does first
     assert snapshot(out) == before
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".outputs.")]
+    # the lock file a killed build leaves is not held: the kernel let go of it with the process
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".outputs.") and p.name != ".outputs.lock"]
+    with output_lock(out):
+        pass
     assert ox.Store.read_only(str(out / "store")).query("ASK { ?s ?p ?o }")
+
+
+def test_a_second_build_into_a_folder_being_built_fails_at_once_and_spoils_nothing(tmp_path, previous):
+    # Before the lock, the second build's recovery removed the first one's staging folder
+    # (it took it for a killed build's leftovers), and the two raced to the swap.
+    out, _ = previous
+    corpus = big_corpus(tmp_path / "mid.jsonl", 2000)  # long enough for the second build to start and end
+    first = subprocess.Popen([sys.executable, "-m", "kg.cli", "build", str(corpus), "--out", str(out), "-q",
+                              "--no-cache"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    t = time.monotonic()
+    while not (tmp_path / ".outputs.lock").exists() and first.poll() is None and time.monotonic() - t < 60:
+        time.sleep(0.01)
+    assert first.poll() is None, "the first build ended before the second started"
+    second = subprocess.run([sys.executable, "-m", "kg.cli", "build", str(tmp_path / "small.jsonl"), "--out",
+                             str(out), "-q", "--no-cache"], capture_output=True, text=True, timeout=120)
+    assert first.poll() is None, "the first build ended while the second ran: nothing was tested"
+    assert second.returncode == 3, second.stderr
+    assert f"another kg build (pid {first.pid}) is writing this folder" in second.stderr
+    assert first.wait(timeout=300) == 0, first.stderr.read()
+    assert json.loads((out / "stats.json").read_text())["nodes"]["Paper"] == 2000  # the first build's outputs
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".outputs.")]
+
+
+def test_one_process_may_hold_the_lock_twice(tmp_path):
+    with output_lock(tmp_path / "out") as path:
+        with output_lock(tmp_path / "out"):
+            assert path.exists()
+        assert path.exists()  # the outer hold still has it
+    assert not path.exists()
 
 
 def test_recover_puts_back_outputs_moved_aside(tmp_path):

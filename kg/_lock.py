@@ -1,0 +1,104 @@
+"""One build at a time into an output folder.
+
+A build stages its outputs in a sibling folder and swaps it in; a second build
+into the same folder would first remove what it takes for a killed build's
+leftovers (the first build's staging folder) and then race it to the swap. So a
+build holds an advisory lock, ``.<folder>.lock`` next to the folder (``flock``:
+released by the kernel when the process ends, however it ends), and a second
+build fails at once with :class:`OutputsBusy` naming the folder and the process
+that holds it. Where there is no ``fcntl`` (Windows) nothing is locked.
+
+Nested holds in one process (``kg build`` locks before extraction, and the
+:class:`kg.outputs.Staging` of the same build locks again) are counted, not
+refused. Forked children inherit the lock with its descriptor.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
+
+
+class OutputsBusy(RuntimeError):
+    """Another build is writing the output folder."""
+
+
+_held: dict[str, list] = {}  # lock path -> [descriptor, depth], this process's holds
+_guard = threading.Lock()
+
+
+def lock_path(outdir: str | Path) -> Path:
+    """The lock file of an output folder.
+
+    >>> lock_path("/data/outputs").name
+    '.outputs.lock'
+    """
+    outdir = Path(outdir).resolve()
+    return outdir.parent / f".{outdir.name}.lock"
+
+
+def _holder(fd: int) -> str:
+    try:
+        text = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+    except OSError:
+        text = ""
+    return f"pid {text}" if text.isdigit() else "another process"
+
+
+@contextlib.contextmanager
+def output_lock(outdir: str | Path):
+    """Hold the lock of ``outdir`` (its parent folder is made if need be) for the block;
+    raises :class:`OutputsBusy` at once if another process holds it."""
+    path = lock_path(outdir)
+    key = str(path)
+    with _guard:
+        if key in _held:
+            _held[key][1] += 1
+            nested = True
+        else:
+            nested = False
+    if nested:
+        try:
+            yield path
+        finally:
+            with _guard:
+                _held[key][1] -= 1
+        return
+    if fcntl is None:  # pragma: no cover - Windows
+        yield path
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            who = _holder(fd)
+            os.close(fd)
+            raise OutputsBusy(f"{Path(outdir)}: another kg build ({who}) is writing this folder; "
+                              f"wait for it to end") from None
+        try:  # the holder before may have removed the file as this one opened it: lock the one in place
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+    with _guard:
+        _held[key] = [fd, 1]
+    try:
+        yield path
+    finally:
+        with _guard:
+            del _held[key]
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # while still locked: a build that opened it then retries on a new file
+        os.close(fd)
