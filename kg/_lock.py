@@ -29,7 +29,7 @@ class OutputsBusy(RuntimeError):
     """Another build is writing the output folder."""
 
 
-_held: dict[str, list] = {}  # lock path -> [descriptor, depth], this process's holds
+_held: dict[str, int] = {}  # lock path -> depth of this process's holds
 _guard = threading.Lock()
 
 
@@ -58,17 +58,15 @@ def output_lock(outdir: str | Path):
     path = lock_path(outdir)
     key = str(path)
     with _guard:
-        if key in _held:
-            _held[key][1] += 1
-            nested = True
-        else:
-            nested = False
+        nested = key in _held
+        if nested:
+            _held[key] += 1
     if nested:
         try:
             yield path
         finally:
             with _guard:
-                _held[key][1] -= 1
+                _held[key] -= 1
         return
     if fcntl is None:  # pragma: no cover - Windows
         yield path
@@ -93,7 +91,7 @@ def output_lock(outdir: str | Path):
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
     with _guard:
-        _held[key] = [fd, 1]
+        _held[key] = 1
     try:
         yield path
     finally:

@@ -6,6 +6,7 @@ the previous outputs stay intact until the new ones are complete.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -26,7 +27,7 @@ from .namespace import DEFAULT_BASE
 from .rdf import jsonld_context, write_rdf
 from .reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, read_state, unit_digests, write_state
 from ._lock import output_lock
-from .store import STORE_DIR, StoreLoader, StoreUpdater
+from .store import STORE_DIR, StoreLoader, StoreUpdater, compact_after
 from .graphio import records_to_jsonl, write_graph_json
 from .views import VIEWS
 from .viz import CardCache, build_view, render_html
@@ -98,24 +99,6 @@ def rdf_formats(formats) -> list[str]:
     return [f for f in RDF_FORMATS if f in formats or f == "nt"]
 
 
-#: ``store_compaction`` values of :func:`write_outputs`.
-STORE_COMPACTION = ("auto", "always", "never")
-
-
-def _compact_after(store_compaction: str) -> int | None:
-    """The ``compact_after`` of :class:`kg.store.StoreUpdater` for a ``store_compaction`` value.
-
-    >>> _compact_after("always"), _compact_after("never")
-    (0, None)
-    """
-    from .store import COMPACT_AFTER_RUNS
-
-    try:
-        return {"auto": COMPACT_AFTER_RUNS, "always": 0, "never": None}[store_compaction]
-    except KeyError:
-        raise ValueError(f"store compaction {store_compaction!r}: one of {', '.join(STORE_COMPACTION)}") from None
-
-
 @without_gc
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
                   base: str = DEFAULT_BASE, n_records: int | None = None, records=None,
@@ -139,7 +122,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     carries :data:`kg.store.COMPACT_AFTER_RUNS` table runs of updates, ``always`` or
     ``never`` (a store loaded in full is always compacted)."""
     formats = rdf_formats(formats)
-    compact_after = _compact_after(store_compaction)
+    compact_runs = compact_after(store_compaction)
 
     timings = timings if timings is not None else {}
     clock = [time.perf_counter()]
@@ -264,7 +247,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             removed, added = message["changes"]
             store["triples"] = message["triples"]
             store["loader"] = StoreUpdater(outdir / STORE_DIR, tmp / STORE_DIR, outdir / RDF_FORMATS["nt"],
-                                           removed, nt_path, added, compact_after=compact_after)
+                                           removed, nt_path, added, compact_after=compact_runs)
 
         child: dict = {}  # what the child sent of an incremental write: its digests, then its RDF blocks' rows
 
@@ -465,8 +448,8 @@ class Staging:
         self.outdir.parent.mkdir(parents=True, exist_ok=True)
         # held until the outputs are swapped in or the build fails (kg._lock): another build's
         # recovery would take this build's folder for a killed build's leftovers
-        self._lock = output_lock(self.outdir)
-        self._lock.__enter__()
+        self._lock = contextlib.ExitStack()
+        self._lock.enter_context(output_lock(self.outdir))
         try:
             recover(self.outdir)
             self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.outdir.name}.tmp-", dir=self.outdir.parent))
@@ -535,9 +518,7 @@ class Staging:
 
     def release(self) -> None:
         """Let another build into the output folder (once this one is swapped in or failed)."""
-        lock, self._lock = self._lock, None
-        if lock is not None:
-            lock.__exit__(None, None, None)
+        self._lock.close()  # a second call does nothing
 
     def __enter__(self) -> "Staging":
         return self

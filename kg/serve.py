@@ -8,9 +8,9 @@
   a malformed query gets 400; ``SERVICE`` (federated queries) gets 403.
 - Every query runs in a worker process with its own read-only Oxigraph
   store, opened again when a new build has replaced the store folder (the
-  next query after the swap sees the new build); a query still running at the timeout (default 30 s) is stopped by
-  ending its worker (a new one takes its place) and answered with 503, so the
-  endpoint keeps serving. Results are capped (``--max-rows``).
+  next query after the swap sees the new build); a query still running at
+  the timeout (default 30 s) is stopped by ending its worker (a new one
+  takes its place) and answered with 503, so the endpoint keeps serving. Results are capped (``--max-rows``).
 - ``/``: a query page; the output folder's HTML views and RDF files are
   served by name (``/index.html``, ``/graph.html``, ``/graph.ttl`` ...), never a
   path outside the folder. Pages carry a Content-Security-Policy.

@@ -122,6 +122,21 @@ UPDATES_FILE = "abstract-kg-updates.json"
 #: 8: every 4th such rebuild compacts.
 COMPACT_AFTER_RUNS = 8
 
+#: When an updated store is compacted (``kg build --store-compaction``).
+STORE_COMPACTION = ("auto", "always", "never")
+
+
+def compact_after(store_compaction: str) -> int | None:
+    """The ``compact_after`` of :class:`StoreUpdater` for a ``store_compaction`` value.
+
+    >>> compact_after("auto") == COMPACT_AFTER_RUNS, compact_after("always"), compact_after("never")
+    (True, 0, None)
+    """
+    try:
+        return {"auto": COMPACT_AFTER_RUNS, "always": 0, "never": None}[store_compaction]
+    except KeyError:
+        raise ValueError(f"store compaction {store_compaction!r}: one of {', '.join(STORE_COMPACTION)}") from None
+
 
 def store_updates(store_dir: str | Path) -> dict:
     """What :data:`UPDATES_FILE` of a store says: ``{"updates": n, "runs": m}`` since its last
