@@ -107,6 +107,11 @@ _PLAIN = {
             GROUP BY ?task ?m ORDER BY DESC(?papers) ?m LIMIT 100 }
           ?m skos:prefLabel ?method }
         ORDER BY DESC(?papers) ?method"""),
+    "top-tasks": (None, None, _P + """SELECT ?task ?papers WHERE { ?e a kg:Task ; kg:paperCount ?papers ; skos:prefLabel ?task }
+        ORDER BY DESC(?papers) ?task LIMIT 20"""),
+    "top-datasets": (None, None, _P + """SELECT ?dataset ?papers WHERE {
+          ?e a kg:Dataset ; kg:paperCount ?papers ; skos:prefLabel ?dataset }
+        ORDER BY DESC(?papers) ?dataset LIMIT 20"""),
     "datasets-for-method": ("method", "Method", _P + """SELECT ?method ?dataset ?papers WHERE {
           { SELECT ?method ?d (COUNT(DISTINCT ?p) AS ?papers) WHERE {
               ?m a kg:Method ; skos:prefLabel|skos:altLabel ?method .
@@ -155,9 +160,10 @@ def test_rewritten_named_queries_equal_their_plain_form(built, name):
 
 def _crowded_store():
     """A real Oxigraph store where every cut of the named queries bites: 400 papers on one
-    task, 130 methods and 140 datasets with tied paper counts, 400 mentions of one method
-    (some backing two statements), titles whose case-insensitive order differs from the
-    plain one, papers without a venue."""
+    task, 130 methods and 140 datasets with tied paper counts (the datasets' and 30 tasks'
+    build-time counts tied at the top-20 cut too), 400 mentions of one method (some backing
+    two statements), titles whose case-insensitive order differs from the plain one, papers
+    without a venue."""
     import pyoxigraph as ox
 
     R, O = "https://w3id.org/abstract-kg/resource/", "https://w3id.org/abstract-kg/ontology#"
@@ -166,7 +172,10 @@ def _crowded_store():
     lines = []
 
     def add(s, p, o, lit=False):
-        o = ox.Literal(o) if lit else ox.NamedNode(o)
+        if isinstance(o, int):  # a count, as the build types it
+            o = ox.Literal(str(o), datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer"))
+        else:
+            o = ox.Literal(o) if lit else ox.NamedNode(o)
         lines.append(f"<{s}> <{p}> {o} .")
 
     add(R + "task/image-classification", A, O + "Task")
@@ -179,6 +188,12 @@ def _crowded_store():
     for k in range(140):
         add(R + f"dataset/d-{k:03d}", A, O + "Dataset")
         add(R + f"dataset/d-{k:03d}", S, f"{'Dx'[k % 2]}ata {(k * 11) % 140}", True)
+    for i in range(30):  # tasks only counted (no papers): counts 1-4, ties at the cut of 20
+        add(R + f"task/t-{i:02d}", A, O + "Task")
+        add(R + f"task/t-{i:02d}", S, f"{'tT'[i % 2]}ask {(i * 7) % 30}", True)
+        add(R + f"task/t-{i:02d}", O + "paperCount", (i * 7) % 4 + 1)
+    for k in range(140):  # the datasets' counts, as a build counts them: papers using each
+        add(R + f"dataset/d-{k:03d}", O + "paperCount", sum((j * 3) % 140 == k for j in range(400)))
     for v in range(3):
         add(R + f"venue/v{v}", L, f"Venue {v}", True)
     for j in range(400):
@@ -210,6 +225,7 @@ def _crowded_store():
 
 @pytest.mark.parametrize("name,value,n", [
     ("methods-for-task", "image classification", 100), ("datasets-for-method", "Adam", 100),
-    ("evidence", "Adam", 200), ("papers-using-dataset", "Data 0", 3), ("proposed-methods-with-code", None, 67)])
+    ("evidence", "Adam", 200), ("papers-using-dataset", "Data 0", 3), ("proposed-methods-with-code", None, 67),
+    ("top-tasks", None, 20), ("top-datasets", None, 20)])
 def test_rewritten_named_queries_where_their_cuts_bite(name, value, n):
     assert _same_rows(_crowded_store(), name, value) == n
