@@ -10,7 +10,11 @@ latency (median, p95) on the Oxigraph store and, up to 10k, on rdflib's
 in-memory store of the same triples (as a ratio); `--workers 2` extraction
 speed-up; the rebuild after adding 1% new abstracts (with the extraction
 cache) as a share of the full build, and the named queries on the store it
-updated beside those on the full build's. Then growth 10k -> 100k and, at
+updated beside those on the full build's. The rebuild runs just before the
+full build, each after a speed probe (one process's extraction rate at that
+moment, printed with them): this machine's speed drifts by 2x within an hour,
+and a share of two builds run half an hour apart measured the drift. Then
+growth 10k -> 100k and, at
 --ratio-size, full build over bare tokenization. Writes a markdown table into
 --md between its two marker lines (see merge_results), keeping the rest of the file.
 """
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import shutil
@@ -132,7 +137,8 @@ def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, f
 
 
 def extraction_rates(path: Path, limit: int | None = None) -> tuple[float, float, float, float]:
-    """(abstracts/s one process, abstracts/s two workers, tokenization abstracts/s, n)."""
+    """(abstracts/s one process (the mean of a run before and one after the two workers),
+    abstracts/s two workers, tokenization abstracts/s, n)."""
     import spacy
 
     from kg.extract import extract_records, make_nlp
@@ -153,8 +159,31 @@ def extraction_rates(path: Path, limit: int | None = None) -> tuple[float, float
     t = time.perf_counter()
     list(extract_records(records, nlp=nlp, workers=2))
     t2 = time.perf_counter() - t
+    # one process again, after the two workers: the speed-up is taken against the mean of the
+    # runs either side of it, not against a run the machine's drift may have made faster or slower
+    t = time.perf_counter()
+    list(extract_records(records, nlp=nlp))
+    t1 = (t1 + time.perf_counter() - t) / 2
     n = len(records)
     return n / t1, n / t2, n / t_tok, n
+
+
+#: Abstracts a speed probe extracts (about 1-5 s here).
+PROBE = 1000
+
+
+def speed_probe(path: Path) -> float:
+    """Abstracts per second that one process extracts from the first :data:`PROBE` of ``path``, in a
+    fresh process (imports and the pipeline not timed): the machine's speed at this moment, to
+    read the builds' times next to (this host's speed drifts by 2x within an hour). The disk
+    first writes what earlier builds left (``sync``), so that the next build does not wait on it."""
+    os.sync()
+    code = ("import sys, time; from pathlib import Path; from kg.extract import extract_records, make_nlp; "
+            "from kg.ingest import read_records; rs = read_records([Path(sys.argv[1])])[:int(sys.argv[2])]; "
+            "nlp = make_nlp(); list(extract_records(rs[:20], nlp=nlp)); t = time.perf_counter(); "
+            "list(extract_records(rs, nlp=nlp)); print(len(rs) / (time.perf_counter() - t))")
+    r = subprocess.run([PY, "-c", code, str(path), str(PROBE)], capture_output=True, text=True, check=True, cwd=ROOT)
+    return float(r.stdout.split()[-1])
 
 
 def query_latency(out: Path, with_rdflib: bool) -> tuple[float, float, float | None]:
@@ -207,25 +236,26 @@ def main() -> int:
         path = corpus(n)
         print(f"== N = {n:,}", flush=True)
         one, two, tok, _ = extraction_rates(path, limit=min(n, 20000))
-        out = tmp / f"out-{n}"
-        wall, stages, rss = kg_build([path], out, "--no-cache", "--workers", "2")
-        sizes = size_mb(out)
-        med, p95, ratio = query_latency(out, with_rdflib=n <= 10000)
-        full_store = tmp / f"store-{n}"  # kept to measure beside the rebuild's updated store
-        shutil.move(str(out / "store"), full_store)
-        shutil.rmtree(out, ignore_errors=True)  # 8 GB at 100k: the incremental builds need the room
-        # incremental: build the first 99% with a cache, then all of it
+        # incremental: build the first 99% with a cache, then all of it; the full build right after,
+        # so that the rebuild's share compares two builds run minutes apart, not half an hour (this
+        # machine's speed drifts by 2x within an hour: see speed_probe)
         cache = tmp / f"cache-{n}"
         n99 = head(path, n - max(1, n // 100), tmp / f"c99-{n}.jsonl")
         _, _, base_rss = kg_build([n99], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
+        speed_inc = speed_probe(path)
         inc_wall, inc_stages, inc_rss = kg_build([path], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
+        speed_full = speed_probe(path)
+        out = tmp / f"out-{n}"
+        wall, stages, rss = kg_build([path], out, "--no-cache", "--workers", "2")
+        speed_after = speed_probe(path)
+        sizes = size_mb(out)
+        med, p95, ratio = query_latency(out, with_rdflib=n <= 10000)
         # the same graph's store as the rebuild updated it, then the full build's, one after the other
         inc_med, _, _ = query_latency(tmp / f"inc-{n}", with_rdflib=False)
-        full_med, _, _ = query_latency(full_store, with_rdflib=False)
-        shutil.rmtree(full_store, ignore_errors=True)
+        full_med, _, _ = query_latency(out, with_rdflib=False)
         results[n] = dict(one=one, two=two, tok=tok, wall=wall, stages=stages, rss=rss, sizes=sizes, med=med, p95=p95,
                           ratio=ratio, inc=inc_wall, inc_stages=inc_stages, inc_rss=inc_rss, base_rss=base_rss,
-                          inc_med=inc_med, full_med=full_med)
+                          inc_med=inc_med, full_med=full_med, speed=(speed_inc, speed_full, speed_after))
         print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in results[n].items()
                           if k not in ("sizes",)}, default=str), flush=True)
         shutil.rmtree(out, ignore_errors=True)
@@ -269,7 +299,9 @@ def main() -> int:
                      + f"; {st.get('reuse', 'no reuse line')}; peak RSS {results[n]['inc_rss']:.0f} MB (the 99% "
                        f"build before it, with the cache and the kept resolution state: {results[n]['base_rss']:.0f} MB); "
                        f"named-query median on its updated store {results[n]['inc_med'] * 1000:.1f} ms, then on the "
-                       f"full build's {results[n]['full_med'] * 1000:.1f} ms.")
+                       f"full build's {results[n]['full_med'] * 1000:.1f} ms; machine speed (one process, "
+                       f"{PROBE:,} abstracts) before the rebuild, before the full build and after it: "
+                       + " / ".join(f"{x:.0f}" for x in results[n]["speed"]) + " abstracts/s.")
     lines.append("")
     if 10000 in results and 100000 in results:
         lines.append(f"Growth 10k -> 100k (full build): {results[100000]['wall'] / results[10000]['wall']:.1f}x.")
