@@ -10,7 +10,9 @@ that holds it. Where there is no ``fcntl`` (Windows) nothing is locked.
 
 Nested holds in one process (``kg build`` locks before extraction, and the
 :class:`kg.outputs.Staging` of the same build locks again) are counted, not
-refused. Forked children inherit the lock with its descriptor.
+refused. Forked children inherit the descriptor; a build's children close it
+(:func:`drop_inherited`, where they die with the build: :mod:`kg._fork`), so that
+the lock ends with the build process itself.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ class OutputsBusy(RuntimeError):
 
 
 _held: dict[str, int] = {}  # lock path -> depth of this process's holds
+_fds: dict[str, int] = {}  # lock path -> the descriptor holding it
 _guard = threading.Lock()
 
 
@@ -92,11 +95,27 @@ def output_lock(outdir: str | Path):
     os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
     with _guard:
         _held[key] = 1
+        _fds[key] = fd
     try:
         yield path
     finally:
         with _guard:
             del _held[key]
+            _fds.pop(key, None)
         with contextlib.suppress(OSError):
             os.unlink(path)  # while still locked: a build that opened it then retries on a new file
         os.close(fd)
+
+
+def drop_inherited() -> None:
+    """In a forked child: close the descriptors of the locks its parent holds, and
+    forget them (the child never leaves their blocks: it ends with ``os._exit``).
+    The parent keeps its locks; they end when it does. Takes no lock (another
+    thread of the parent may have held ``_guard`` as it forked)."""
+    for fd in list(_fds.values()):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _fds.clear()
+    _held.clear()

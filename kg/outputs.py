@@ -623,10 +623,14 @@ class _Forked:
         import signal
         import threading
 
+        from ._fork import child_started, prepare
+
+        parent = prepare()
         read, write = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the child
             try:
+                child_started(parent)  # dies with this process, without its output lock
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 os.close(read)
 

@@ -109,6 +109,46 @@ def test_a_second_build_into_a_folder_being_built_fails_at_once_and_spoils_nothi
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".outputs.")]
 
 
+_HOLDER = """
+import os, sys, time
+from kg._lock import output_lock
+from kg.extract import _pool
+from kg.outputs import _Forked
+
+with output_lock(sys.argv[1]):
+    pool = _pool(1)
+    worker = pool.apply(os.getpid)
+    writer = _Forked(lambda send: time.sleep(60))
+    print(worker, writer.pid, flush=True)
+    time.sleep(60)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="children die with the build through prctl")
+def test_a_killed_builds_children_die_with_it_and_do_not_hold_its_lock(tmp_path):
+    # CI, session 25: a build killed with kill -9 while writing left its forked writer
+    # running (and holding the output lock) until the writer had drawn its views.
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(tmp_path / "out")], stdout=subprocess.PIPE,
+                              text=True)
+    children = [int(pid) for pid in holder.stdout.readline().split()]
+    assert len(children) == 2 and all(map(_alive, children))
+    holder.kill()
+    holder.wait(timeout=30)
+    with output_lock(tmp_path / "out"):  # at once: no child holds it
+        pass
+    t = time.monotonic()
+    while any(map(_alive, children)) and time.monotonic() - t < 10:
+        time.sleep(0.01)
+    assert not any(map(_alive, children))  # a minute before they would have ended by themselves
+
+
 def test_one_process_may_hold_the_lock_twice(tmp_path):
     with output_lock(tmp_path / "out") as path:
         with output_lock(tmp_path / "out"):

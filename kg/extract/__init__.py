@@ -193,12 +193,16 @@ def _map_chunks(kind: str, chunks: list, workers: int, client, meanwhile=None):
 def _pool(workers: int):
     """A pool of ``workers`` forked processes, forked with Ctrl-C held back (see
     :mod:`kg._fork`; the pool is stopped if one came). The workers keep it blocked: on
-    Ctrl-C the build process stops them (``Pool.__exit__``), without a traceback from each."""
+    Ctrl-C the build process stops them (``Pool.__exit__``), without a traceback from each.
+    They die with the build process, without its output lock (:func:`kg._fork.child_started`):
+    killed with ``kill -9``, it left them to fail on the broken pipe, each with a traceback."""
     import multiprocessing as mp
 
-    from .._fork import fork_held
+    from .._fork import child_started, fork_held, prepare
 
-    return fork_held(lambda mask: mp.get_context("fork").Pool(workers), stop=lambda pool: pool.terminate())
+    parent = prepare()
+    return fork_held(lambda mask: mp.get_context("fork").Pool(workers, initializer=child_started, initargs=(parent,)),
+                     stop=lambda pool: pool.terminate())
 
 
 def _n_workers(workers: int, client) -> int:
