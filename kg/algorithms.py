@@ -19,6 +19,7 @@ Node ids are the resource paths of :mod:`kg.graph` (``paper/…``,
 """
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 
@@ -63,6 +64,52 @@ def methods_for_task(G: nx.MultiDiGraph, task: str) -> list[tuple[str, int]]:
             if k in ("proposes", "usesMethod"):
                 counts[v] += 1
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def method_usages(G: nx.MultiDiGraph, limit: int | None = None) -> dict[str, list[tuple[str, int]]]:
+    """For every task, the methods that papers on it propose or use, with the number of
+    distinct such papers: task -> [(method, papers), ...], most first, ties by method
+    id; the first ``limit`` of each. What the build writes as ``kg:MethodUsage`` nodes.
+    One pass over the papers.
+
+    >>> G = nx.MultiDiGraph()
+    >>> _ = G.add_node("paper/a", type="Paper"), G.add_node("paper/b", type="Paper")
+    >>> for p, k, v in [("paper/a", "addressesTask", "task/s"), ("paper/a", "addressesTask", "task/t"),
+    ...                 ("paper/a", "usesMethod", "method/x"), ("paper/b", "addressesTask", "task/t"),
+    ...                 ("paper/b", "proposes", "method/y"), ("paper/b", "usesMethod", "method/y")]:
+    ...     _ = G.add_edge(p, v, key=k)
+    >>> method_usages(G)
+    {'task/s': [('method/x', 1)], 'task/t': [('method/x', 1), ('method/y', 1)]}
+    """
+    nodes = G._node
+    counts: dict[str, dict[str, int]] = {}
+    for p, nbrs in G._succ.items():
+        if nodes[p].get("type") != "Paper":
+            continue
+        ts, ms = [], []
+        for v, keys in nbrs.items():
+            if "addressesTask" in keys:
+                ts.append(v)
+            if "proposes" in keys or "usesMethod" in keys:
+                ms.append(v)
+        if ms:
+            for t in ts:
+                c = counts.get(t)
+                if c is None:
+                    c = counts[t] = {}
+                for m in ms:
+                    c[m] = c.get(m, 0) + 1
+    key = _by_count
+    out = {}
+    for t in sorted(counts):
+        c = counts[t]
+        out[t] = heapq.nsmallest(limit, c.items(), key=key) if limit is not None and len(c) > limit \
+            else sorted(c.items(), key=key)
+    return out
+
+
+def _by_count(kv: tuple[str, int]) -> tuple[int, str]:
+    return -kv[1], kv[0]
 
 
 def datasets_for(G: nx.MultiDiGraph, method: str) -> list[tuple[str, int]]:

@@ -44,6 +44,7 @@ class KG(DefinedNamespace):
     Venue: URIRef
     Mention: URIRef
     ExtractionRun: URIRef
+    MethodUsage: URIRef
     # paper to entity
     hasMethod: URIRef
     proposes: URIRef
@@ -55,6 +56,9 @@ class KG(DefinedNamespace):
     # derived
     appliedTo: URIRef
     evaluatedOn: URIRef
+    # method usage (task, method, kg:paperCount)
+    task: URIRef
+    method: URIRef
     # provenance
     hasMention: URIRef
     mentionOf: URIRef

@@ -24,7 +24,7 @@ from ._json import dumps
 from .extract import PIPELINE_VERSION
 from .model import Extraction
 from .namespace import DEFAULT_BASE
-from .rdf import jsonld_context, write_rdf
+from .rdf import jsonld_context, usage_table, write_rdf
 from .reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, read_state, unit_digests, write_state
 from ._lock import output_lock
 from .store import STORE_DIR, StoreLoader, StoreUpdater, compact_after
@@ -153,9 +153,18 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         sinks["json"] = Sink(tmp / "graph.json")
         nt_path = tmp / RDF_FORMATS["nt"]
 
+        usage: dict = {}
+
+        def usages() -> dict:
+            """The tasks' method usages (:func:`kg.rdf.usage_table`), made once for the digests
+            and the RDF blocks of whichever process writes them."""
+            if not usage:
+                usage["table"] = usage_table(G)
+            return usage["table"]
+
         def write_rdf_files(blocks: Blocks) -> int:
             """graph.nt / .ttl / .jsonld (and context.jsonld); returns the triples."""
-            n = write_rdf(G, {f: sinks[f] for f in formats}, base, reuse=blocks)
+            n = write_rdf(G, {f: sinks[f] for f in formats}, base, reuse=blocks, usages=usages())
             for f in formats:
                 sinks[f].close()
             if "jsonld" in formats:
@@ -209,7 +218,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             it (the child then writes the build state too). Else send the digests back for a full
             write."""
             t = time.perf_counter()
-            digests = unit_digests(G, known)
+            digests = unit_digests(G, known, usages())
             blocks = Blocks(digests, sinks, old, outdir)
             digest_seconds = time.perf_counter() - t
             if blocks.share_reusable() < DELTA_MIN_SHARE:
@@ -331,7 +340,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
             # only in part), then takes jobs as this process does.
             writer = _Forked(delta_child, on_now=start_store_update)
         else:
-            digests = unit_digests(G, known)
+            digests = unit_digests(G, known, usages())
             lap("digest")
             full(digests)
         lap("blocks")

@@ -20,6 +20,7 @@ from typing import TextIO
 import networkx as nx
 
 from ._json import dumps
+from .algorithms import method_usages
 from .extract import PIPELINE_VERSION
 from .namespace import DEFAULT_BASE, KG, QUERY_PREFIXES
 
@@ -41,6 +42,9 @@ _VENUE = re.compile(r"^(.*\S)\s+((?:19|20)\d{2})$")
 #: Evidence spans written to RDF per statement (the first ones in the text; all of
 #: them stay in extractions.jsonl and graph.json). Enough to answer "why?".
 MENTIONS_PER_STATEMENT = 3
+#: ``kg:MethodUsage`` nodes written per task: its methods with the most papers (the
+#: ``methods-for-task`` query reads these, so its LIMIT may not exceed this).
+USAGE_PER_TASK = 100
 _BAD_IRI = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 
 # Ontology IRIs as plain strings (a DefinedNamespace lookup costs a function call each time).
@@ -62,6 +66,9 @@ _KG_url = str(KG.url)
 _KG_venueName = str(KG.venueName)
 _KG_year = str(KG.year)
 _KG_paperCount = str(KG.paperCount)
+_KG_MethodUsage = str(KG.MethodUsage)
+_KG_task = str(KG.task)
+_KG_method = str(KG.method)
 #: Venue statistics: (property, the paper relation counted, or "" for the papers themselves).
 _VENUE_STATS = ((str(KG.papersWithCode), "hasCode"), (str(KG.proposedMethodCount), "proposes"),
                 (str(KG.taskCount), "addressesTask"), (str(KG.datasetCount), "usesDataset"))
@@ -109,7 +116,8 @@ def run_id() -> str:
     return f"run/pipeline-{PIPELINE_VERSION}"
 
 
-def units(G: nx.MultiDiGraph, base: str = DEFAULT_BASE, skip=None) -> Iterator[tuple[str, list | None]]:
+def units(G: nx.MultiDiGraph, base: str = DEFAULT_BASE, skip=None,
+          usages: dict | None = None) -> Iterator[tuple[str, list | None]]:
     """The statements grouped by unit: (unit, [(subject IRI, [(predicate, object), ...]), ...]).
 
     A unit is the extraction run, or one node with the mentions of its statements
@@ -117,8 +125,11 @@ def units(G: nx.MultiDiGraph, base: str = DEFAULT_BASE, skip=None) -> Iterator[t
     subject). Units come in the order of :func:`statements`: the run, then the
     nodes sorted by id. ``skip(node)`` true gives ``(node, None)`` without making
     the node's statements (an incremental build copies them from its last files).
+    ``usages``: :func:`usage_table` of ``G`` if the caller has it (else made here).
     """
     base = check_base(base)
+    if usages is None:
+        usages = usage_table(G)
     run = base + run_id()
     yield run_id(), [(run, [(RDF_TYPE, iri(_KG_ExtractionRun)),
                             (RDFS_LABEL, lit(f"abstract-kg extraction pipeline {PIPELINE_VERSION}")),
@@ -127,10 +138,10 @@ def units(G: nx.MultiDiGraph, base: str = DEFAULT_BASE, skip=None) -> Iterator[t
         if skip is not None and skip(n):
             yield n, None
             continue
-        yield n, _node_statements(G, n, base, run)
+        yield n, _node_statements(G, n, base, run, usages)
 
 
-def _node_statements(G: nx.MultiDiGraph, n: str, base: str, run: str) -> list:
+def _node_statements(G: nx.MultiDiGraph, n: str, base: str, run: str, usages: dict) -> list:
     d = G.nodes[n]
     t = d["type"]
     po: list[tuple[str, Term]] = [(RDF_TYPE, iri(CLASS[t])), (RDFS_LABEL, lit(d["label"]))]
@@ -177,7 +188,38 @@ def _node_statements(G: nx.MultiDiGraph, n: str, base: str, run: str) -> list:
             mo.append((_KG_role, lit(m.role)))
         mo += [(_KG_extractor, lit(m.source.removesuffix("@title"))), (PROV_GENERATED, iri(run))]
         out.append((mid, mo))
+    if t == "Task":
+        out += usage_statements(G, n, base, usages)
     return out
+
+
+def usage_id(task: str, method: str) -> str:
+    """The resource path of the usage of ``method`` on ``task`` (minted from both ids).
+
+    >>> usage_id("task/image-classification", "method/resnet-50")
+    'usage/image-classification/resnet-50'
+    """
+    return f"usage/{task.split('/', 1)[1]}/{method.split('/', 1)[1]}"
+
+
+def usage_statements(G: nx.MultiDiGraph, task: str, base: str = DEFAULT_BASE, usages: dict | None = None) -> list:
+    """The ``kg:MethodUsage`` subjects of a task: one per method of its first
+    :data:`USAGE_PER_TASK` (``usages``: :func:`usage_table` of ``G``, made here if not given)."""
+    nodes = G._node
+    name = nodes[task]["name"]
+    if usages is None:
+        usages = usage_table(G)
+    return [(base + usage_id(task, m),
+             [(RDF_TYPE, iri(_KG_MethodUsage)), (RDFS_LABEL, lit(f"{nodes[m]['name']} on {name}")),
+              (_KG_task, iri(base + task)), (_KG_method, iri(base + m)),
+              (_KG_paperCount, lit(k, XSD_NS + "integer"))])
+            for m, k in usages.get(task, ())]
+
+
+def usage_table(G: nx.MultiDiGraph) -> dict[str, list[tuple[str, int]]]:
+    """What the ``kg:MethodUsage`` nodes of every task are written from (task -> its first
+    :data:`USAGE_PER_TASK` methods by papers: :func:`kg.algorithms.method_usages`)."""
+    return method_usages(G, USAGE_PER_TASK)
 
 
 def venue_statistics(G: nx.MultiDiGraph, papers: set[str]) -> list[tuple[str, Term]]:
@@ -345,13 +387,14 @@ class _JsonLd:
 WRITERS = {"nt": _NTriples, "ttl": _Turtle, "jsonld": _JsonLd}
 
 
-def write_rdf(G: nx.MultiDiGraph, files: dict[str, TextIO], base: str = DEFAULT_BASE, reuse=None) -> int:
+def write_rdf(G: nx.MultiDiGraph, files: dict[str, TextIO], base: str = DEFAULT_BASE, reuse=None,
+              usages: dict | None = None) -> int:
     """Write the graph in several formats (``nt``, ``ttl``, ``jsonld``: open text files)
     in one pass over the statements; returns the number of triples.
 
     ``reuse`` (a :class:`kg.reuse.Blocks`, with ``files`` its :class:`kg.reuse.Sink` s)
     copies the unchanged units from the last build's files and records where each
-    unit went; the text is the same as without it.
+    unit went; the text is the same as without it. ``usages``: as for :func:`units`.
     """
     writers = {fmt: WRITERS[fmt](base) for fmt in files}
     for fmt, w in writers.items():
@@ -359,7 +402,7 @@ def write_rdf(G: nx.MultiDiGraph, files: dict[str, TextIO], base: str = DEFAULT_
     n = 0
     skip = reuse.reusable if reuse is not None else None
     nt = writers.get("nt")
-    for unit, subjects in units(G, base, skip):
+    for unit, subjects in units(G, base, skip, usages):
         if reuse is not None:
             reuse.begin(unit)
         if subjects is None:

@@ -9,8 +9,8 @@ node and link sections of ``graph.json``.
 The next build into the same folder:
 
 - digests every paper and entity from what its blocks are written from: the
-  node, its out-links and, for an entity, its number of papers
-  (:func:`unit_digests`); a unit whose digest is the one recorded has its
+  node, its out-links and, for an entity, its number of papers (for a task, also
+  its method usages: :func:`kg.rdf.usage_statements`) (:func:`unit_digests`); a unit whose digest is the one recorded has its
   blocks copied from the old files (read a window at a time, adjacent blocks
   in one copy: :class:`kg._writeback.Source`) instead of being made, escaped
   and encoded again. Venues (their statistics read every paper's links) and the run are
@@ -34,6 +34,7 @@ from ._json import dumps, loads
 from ._writeback import WINDOW, Source, Writeback
 from .extract import PIPELINE_VERSION
 from .model import mention_fields
+from .rdf import usage_table
 
 STATE_FILE = "build-state.json"
 STATE_FORMAT = 1
@@ -52,7 +53,7 @@ def code_fingerprint() -> str:
     """A hash of the modules that decide the bytes of a block and its digest."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256(f"{PIPELINE_VERSION}\x00{STATE_FORMAT}".encode())
-    for name in ("rdf.py", "graphio.py", "graph.py", "namespace.py", "model.py", "reuse.py"):
+    for name in ("rdf.py", "graphio.py", "graph.py", "namespace.py", "model.py", "reuse.py", "algorithms.py"):
         h.update(name.encode() + b"\x00" + (root / name).read_bytes())
     return h.hexdigest()[:16]
 
@@ -61,14 +62,16 @@ def _digest_bytes(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-#: Node types whose blocks depend only on the node, its out-links and (entities) its number of papers.
+#: Node types whose blocks depend only on the node, its out-links, (entities) its number of papers
+#: and (tasks) its method usages.
 DIGESTED = ("Paper", "Method", "Task", "Dataset", "CodeRepository")
 
 
-def unit_digests(G, known: dict[str, str] | None = None) -> dict[str, str]:
+def unit_digests(G, known: dict[str, str] | None = None, usages: dict | None = None) -> dict[str, str]:
     """A digest of what each paper's and entity's blocks are written from: the node's
-    attributes, its out-links with all their data (mentions field by field) and, for
-    an entity, how many papers link to it (``kg:paperCount``). Equal digests mean
+    attributes, its out-links with all their data (mentions field by field), for
+    an entity, how many papers link to it (``kg:paperCount``) and, for a task, its
+    method usages (their methods, names and counts). Equal digests mean
     equal blocks in every output. Venues (their statistics read their papers' links)
     and the extraction run have none: they are always written.
 
@@ -92,9 +95,19 @@ def unit_digests(G, known: dict[str, str] | None = None) -> dict[str, str]:
     (True, True)
     >>> unit_digests(G, known={"paper/a": d2["paper/a"]}) == d2
     True
+    >>> G.add_node("method/m", type="Method", label="m", name="m", aliases=[])
+    >>> _ = G.add_edge("paper/b", "method/m", key="usesMethod", mentions=[])
+    >>> d3 = unit_digests(G)
+    >>> d3["task/t"] != d2["task/t"]  # a method usage more
+    True
+    >>> G.nodes["method/m"]["name"] = "M"
+    >>> unit_digests(G)["task/t"] != d3["task/t"]  # the usage's label names the method
+    True
     """
     out = {}
     known = known or {}
+    if usages is None:
+        usages = usage_table(G)
     nodes, succ, pred = G._node, G._succ, G._pred  # networkx's documented adjacency: node -> neighbour -> key -> data
     dumps = marshal.dumps
     papers = {n for n, d in nodes.items() if d.get("type") == "Paper"}
@@ -108,6 +121,8 @@ def unit_digests(G, known: dict[str, str] | None = None) -> dict[str, str]:
         payload = [n, d]
         if t != "Paper":
             payload.append(len(papers.intersection(pred[n])))
+        if t == "Task":  # its method usages: their methods' names, the counts, the cut
+            payload.append([(m, nodes[m].get("name"), k) for m, k in usages.get(n, ())])
         for v, keys in succ[n].items():
             for k, ed in keys.items():
                 payload += (v, k)

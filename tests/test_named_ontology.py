@@ -1,3 +1,4 @@
+import networkx as nx
 import owlrl
 import pytest
 from rdflib import Graph, URIRef
@@ -7,7 +8,7 @@ from kg import KnowledgeGraph
 from kg.cli import main
 from kg.named import get_named, list_named
 from kg.namespace import KG, ontology_dir
-from kg.rdf import to_rdf
+from kg.rdf import _nt, to_rdf, usage_statements
 from kg.store import open_store, rows, run_query
 
 ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#ErrorMessage")
@@ -218,6 +219,18 @@ def _crowded_store():
             add(m, O + "supports", O + "proposes")
         if j % 6:
             add(m, O + "sentence", f"Sentence {j} with Adam.", True)
+    # the method usages of the task, as a build writes them from the same links
+    G = nx.MultiDiGraph()
+    G.add_node("task/image-classification", type="Task", name="image classification")
+    G.add_node("method/adam", type="Method", name="Adam")
+    for i in range(130):
+        G.add_node(f"method/m-{i:03d}", type="Method", name=f"{'aB'[i % 2]}ethod {(i * 37) % 130}")
+    for j in range(400):
+        G.add_node(f"paper/p{j:03d}", type="Paper")
+        G.add_edge(f"paper/p{j:03d}", "task/image-classification", key="addressesTask")
+        G.add_edge(f"paper/p{j:03d}", f"method/m-{j % 130:03d}", key="proposes" if j % 2 else "usesMethod")
+        G.add_edge(f"paper/p{j:03d}", "method/adam", key="usesMethod")
+    lines += [f"<{s}> <{p}> {_nt(o)} ." for s, po in usage_statements(G, "task/image-classification", R) for p, o in po]
     store = ox.Store()
     store.load("\n".join(lines).encode(), ox.RdfFormat.N_TRIPLES)
     return store
@@ -229,3 +242,17 @@ def _crowded_store():
     ("top-tasks", None, 20), ("top-datasets", None, 20)])
 def test_rewritten_named_queries_where_their_cuts_bite(name, value, n):
     assert _same_rows(_crowded_store(), name, value) == n
+
+
+def test_methods_for_task_says_proposed_when_a_paper_on_the_task_proposes_the_method(built):
+    store = open_store(built)
+    proposing = _P + """ASK { ?t a kg:Task ; skos:prefLabel ?task . ?m skos:prefLabel ?method .
+                              ?p kg:addressesTask ?t ; kg:proposes ?m }"""
+    tasks = [r["n"] for r in rows(run_query(store, _P + "SELECT DISTINCT ?n WHERE { ?t a kg:Task ; skos:prefLabel ?n }"))]
+    seen = set()
+    for task in tasks:
+        for r in rows(run_query(store, get_named("methods-for-task").text, {"task": task})):
+            expected = "proposed" if run_query(store, proposing, {"task": task, "method": r["method"]}) else "used"
+            assert r["relation"] == expected, (task, r)
+            seen.add(expected)
+    assert seen == {"proposed", "used"}

@@ -43,3 +43,20 @@ def test_precomputed_counts_are_checked_against_the_graph(built):
     report = validate_graph(g)
     assert not report.conforms and report.violations == 1
     assert "kg:paperCount differs" in report.text or "paperCount differs" in report.text
+
+
+def test_method_usages_are_checked_against_the_graph(built):
+    from rdflib.namespace import XSD
+
+    g = Graph().parse(built / "graph.nt", format="nt")
+    usages = sorted(g.subjects(RDF.type, KG.MethodUsage))
+    assert usages
+    # each usage counts the papers on its task that propose or use its method
+    u = usages[0]
+    t, m, n = g.value(u, KG.task), g.value(u, KG.method), g.value(u, KG.paperCount).toPython()
+    on_task = set(g.subjects(KG.addressesTask, t))
+    assert n == len(on_task & (set(g.subjects(KG.proposes, m)) | set(g.subjects(KG.usesMethod, m)))) >= 1
+    wrong = Graph() + g
+    wrong.set((u, KG.paperCount, Literal(n + 1, datatype=XSD.integer)))
+    report = validate_graph(wrong)
+    assert not report.conforms and report.violations == 1 and "method usage differs" in report.text
