@@ -189,7 +189,7 @@ def _node_statements(G: nx.MultiDiGraph, n: str, base: str, run: str, usages: di
         mo += [(_KG_extractor, lit(m.source.removesuffix("@title"))), (PROV_GENERATED, iri(run))]
         out.append((mid, mo))
     if t == "Task":
-        out += usage_statements(G, n, base, usages)
+        out += usage_statements(G, n, usages.get(n, ()), base)
     return out
 
 
@@ -202,18 +202,16 @@ def usage_id(task: str, method: str) -> str:
     return f"usage/{task.split('/', 1)[1]}/{method.split('/', 1)[1]}"
 
 
-def usage_statements(G: nx.MultiDiGraph, task: str, base: str = DEFAULT_BASE, usages: dict | None = None) -> list:
-    """The ``kg:MethodUsage`` subjects of a task: one per method of its first
-    :data:`USAGE_PER_TASK` (``usages``: :func:`usage_table` of ``G``, made here if not given)."""
+def usage_statements(G: nx.MultiDiGraph, task: str, usage: list[tuple[str, int]], base: str = DEFAULT_BASE) -> list:
+    """The ``kg:MethodUsage`` subjects of a task, one per (method, papers) of ``usage``
+    (the task's row of :func:`usage_table`)."""
     nodes = G._node
     name = nodes[task]["name"]
-    if usages is None:
-        usages = usage_table(G)
     return [(base + usage_id(task, m),
              [(RDF_TYPE, iri(_KG_MethodUsage)), (RDFS_LABEL, lit(f"{nodes[m]['name']} on {name}")),
               (_KG_task, iri(base + task)), (_KG_method, iri(base + m)),
               (_KG_paperCount, lit(k, XSD_NS + "integer"))])
-            for m, k in usages.get(task, ())]
+            for m, k in usage]
 
 
 def usage_table(G: nx.MultiDiGraph) -> dict[str, list[tuple[str, int]]]:

@@ -9,8 +9,8 @@ node and link sections of ``graph.json``.
 The next build into the same folder:
 
 - digests every paper and entity from what its blocks are written from: the
-  node, its out-links and, for an entity, its number of papers (for a task, also
-  its method usages: :func:`kg.rdf.usage_statements`) (:func:`unit_digests`); a unit whose digest is the one recorded has its
+  node, its out-links, for an entity its number of papers and for a task its
+  method usages (:func:`unit_digests`); a unit whose digest is the one recorded has its
   blocks copied from the old files (read a window at a time, adjacent blocks
   in one copy: :class:`kg._writeback.Source`) instead of being made, escaped
   and encoded again. Venues (their statistics read every paper's links) and the run are

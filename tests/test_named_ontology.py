@@ -8,7 +8,7 @@ from kg import KnowledgeGraph
 from kg.cli import main
 from kg.named import get_named, list_named
 from kg.namespace import KG, ontology_dir
-from kg.rdf import _nt, to_rdf, usage_statements
+from kg.rdf import _nt, to_rdf, usage_statements, usage_table
 from kg.store import open_store, rows, run_query
 
 ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#ErrorMessage")
@@ -230,7 +230,8 @@ def _crowded_store():
         G.add_edge(f"paper/p{j:03d}", "task/image-classification", key="addressesTask")
         G.add_edge(f"paper/p{j:03d}", f"method/m-{j % 130:03d}", key="proposes" if j % 2 else "usesMethod")
         G.add_edge(f"paper/p{j:03d}", "method/adam", key="usesMethod")
-    lines += [f"<{s}> <{p}> {_nt(o)} ." for s, po in usage_statements(G, "task/image-classification", R) for p, o in po]
+    task = "task/image-classification"
+    lines += [f"<{s}> <{p}> {_nt(o)} ." for s, po in usage_statements(G, task, usage_table(G)[task], R) for p, o in po]
     store = ox.Store()
     store.load("\n".join(lines).encode(), ox.RdfFormat.N_TRIPLES)
     return store
