@@ -8,14 +8,17 @@ tokenization of the same texts; full `kg build` wall time (a fresh process,
 no cache) with its stage breakdown and peak RSS; output sizes; named-query
 latency (median, p95) on the Oxigraph store and, up to 10k, on rdflib's
 in-memory store of the same triples (as a ratio); `--workers 2` extraction
-speed-up; the rebuild after adding 1% new abstracts (with the extraction
-cache) as a share of the full build, and the named queries on the store it
-updated beside those on the full build's. The rebuild runs just before the
-full build, each after a speed probe (one process's extraction rate at that
-moment, printed with them): this machine's speed drifts by 2x within an hour,
-and a share of two builds run half an hour apart measured the drift. Then
-growth 10k -> 100k and, at
---ratio-size, full build over bare tokenization. Writes a markdown table into
+speed-up (one process and two workers alternated, 1-2-1-2-1); the rebuild after
+adding 1% new abstracts (with the extraction cache) as a share of the full build,
+and the named queries on the store it updated beside those on the full build's.
+This machine's speed drifts by 2x within an hour, so a ratio of two builds run
+minutes apart can measure the drift: each ratio compares a build with builds run
+on both sides of it (see sandwich). A full build runs just before the rebuild and
+one just after it, each after a speed probe (one process's extraction rate at that
+moment, printed with them), and the share is of their mean; the smaller of the two
+largest sizes is built once more after the larger one, for the growth (10k -> 100k
+by default). Then, at --ratio-size, full build over bare tokenization.
+Writes a markdown table into
 --md between its two marker lines (see merge_results), keeping the rest of the file.
 """
 from __future__ import annotations
@@ -136,9 +139,12 @@ def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, f
     return wall, stages, rss
 
 
-def extraction_rates(path: Path, limit: int | None = None) -> tuple[float, float, float, float]:
-    """(abstracts/s one process (the mean of a run before and one after the two workers),
-    abstracts/s two workers, tokenization abstracts/s, n)."""
+def extraction_rates(path: Path, limit: int | None = None) -> tuple[float, float, float, float, list[float]]:
+    """(abstracts/s one process, abstracts/s two workers, tokenization abstracts/s, n, the
+    speed-up of each two-worker run against the one-process runs either side of it).
+
+    One process and two workers alternate, 1-2-1-2-1 (see :func:`speedup`): the speed-up is
+    not taken against a run the machine's drift made faster or slower."""
     import spacy
 
     from kg.extract import extract_records, make_nlp
@@ -153,19 +159,38 @@ def extraction_rates(path: Path, limit: int | None = None) -> tuple[float, float
     t_tok = time.perf_counter() - t
     nlp = make_nlp()
     list(extract_records(records[:20], nlp=nlp))
-    t = time.perf_counter()
-    list(extract_records(records, nlp=nlp))
-    t1 = time.perf_counter() - t
-    t = time.perf_counter()
-    list(extract_records(records, nlp=nlp, workers=2))
-    t2 = time.perf_counter() - t
-    # one process again, after the two workers: the speed-up is taken against the mean of the
-    # runs either side of it, not against a run the machine's drift may have made faster or slower
-    t = time.perf_counter()
-    list(extract_records(records, nlp=nlp))
-    t1 = (t1 + time.perf_counter() - t) / 2
+    ones, twos = [], []
+    for workers in (1, 2, 1, 2, 1):
+        t = time.perf_counter()
+        list(extract_records(records, nlp=nlp, workers=workers))
+        (ones if workers == 1 else twos).append(time.perf_counter() - t)
     n = len(records)
-    return n / t1, n / t2, n / t_tok, n
+    each = [statistics.mean(ones[i:i + 2]) / t2 for i, t2 in enumerate(twos)]
+    return n / statistics.mean(ones), n / statistics.mean(twos), n / t_tok, n, each
+
+
+def speedup(ones: list[float], twos: list[float]) -> float:
+    """The speed-up of runs ``twos`` (seconds) over runs ``ones``, run alternately, ones first
+    and last (1-2-1-2-1): the mean one-process time over the mean two-worker time. Both sets
+    have the same mean moment, so a drift of the machine's speed that is linear over the
+    runs cancels out.
+
+    >>> speedup([10.0, 10.0, 10.0], [5.0, 5.0])
+    2.0
+    >>> round(speedup([10.0, 12.0, 14.0], [5.5, 6.5]), 2)  # a steady slowdown: still 2x
+    2.0
+    """
+    return statistics.mean(ones) / statistics.mean(twos)
+
+
+def sandwich(before: float, after: float) -> float:
+    """The time a build run between two others would have taken at its own moment, if the
+    machine's speed drifted linearly: the mean of the build before and the build after.
+
+    >>> sandwich(400.0, 500.0)
+    450.0
+    """
+    return (before + after) / 2
 
 
 #: Abstracts a speed probe extracts (about 1-5 s here).
@@ -235,13 +260,16 @@ def main() -> int:
     for n in sorted(args.sizes):
         path = corpus(n)
         print(f"== N = {n:,}", flush=True)
-        one, two, tok, _ = extraction_rates(path, limit=min(n, 20000))
-        # incremental: build the first 99% with a cache, then all of it; the full build right after,
-        # so that the rebuild's share compares two builds run minutes apart, not half an hour (this
-        # machine's speed drifts by 2x within an hour: see speed_probe)
+        one, two, tok, _, each = extraction_rates(path, limit=min(n, 20000))
+        # incremental: build the first 99% with a cache, then all of it; a full build just before the
+        # rebuild and one just after it, so that the rebuild's share compares it with builds run at
+        # its own moment (this machine's speed drifts by 2x within an hour: see speed_probe)
         cache = tmp / f"cache-{n}"
         n99 = head(path, n - max(1, n // 100), tmp / f"c99-{n}.jsonl")
         _, _, base_rss = kg_build([n99], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
+        speed_before = speed_probe(path)
+        wall_a, _, rss_a = kg_build([path], tmp / f"outA-{n}", "--no-cache", "--workers", "2")
+        shutil.rmtree(tmp / f"outA-{n}", ignore_errors=True)
         speed_inc = speed_probe(path)
         inc_wall, inc_stages, inc_rss = kg_build([path], tmp / f"inc-{n}", "--cache", str(cache), "--workers", "2")
         speed_full = speed_probe(path)
@@ -253,14 +281,24 @@ def main() -> int:
         # the same graph's store as the rebuild updated it, then the full build's, one after the other
         inc_med, _, _ = query_latency(tmp / f"inc-{n}", with_rdflib=False)
         full_med, _, _ = query_latency(out, with_rdflib=False)
-        results[n] = dict(one=one, two=two, tok=tok, wall=wall, stages=stages, rss=rss, sizes=sizes, med=med, p95=p95,
-                          ratio=ratio, inc=inc_wall, inc_stages=inc_stages, inc_rss=inc_rss, base_rss=base_rss,
-                          inc_med=inc_med, full_med=full_med, speed=(speed_inc, speed_full, speed_after))
+        results[n] = dict(one=one, two=two, each=each, tok=tok, wall=wall, wall_a=wall_a, stages=stages, rss=rss,
+                          rss_a=rss_a, sizes=sizes, med=med, p95=p95, ratio=ratio, inc=inc_wall, inc_stages=inc_stages,
+                          inc_rss=inc_rss, base_rss=base_rss, inc_med=inc_med, full_med=full_med,
+                          speed=(speed_before, speed_inc, speed_full, speed_after))
         print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in results[n].items()
                           if k not in ("sizes",)}, default=str), flush=True)
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(tmp / f"inc-{n}", ignore_errors=True)
         rows.append(n)
+    # growth (10k -> 100k by default: the two largest sizes): the smaller one's full build once more,
+    # after the larger one's, so that its time is taken at the larger builds' moment on average (see
+    # sandwich)
+    again = None
+    if len(rows) > 1:
+        small_n, big_n = rows[-2], rows[-1]
+        again, _, _ = kg_build([corpus(small_n)], tmp / "out-again", "--no-cache", "--workers", "2")
+        shutil.rmtree(tmp / "out-again", ignore_errors=True)
+        print(f"{small_n:,} full build again: {again:.1f} s", flush=True)
     # full build over bare tokenization at ratio-size
     rpath = head(corpus(max(args.sizes + [args.ratio_size])), args.ratio_size, tmp / "ratio.jsonl") \
         if args.ratio_size not in args.sizes else corpus(args.ratio_size)
@@ -286,11 +324,19 @@ def main() -> int:
         st = r["stages"]
         breakdown = ", ".join(f"{k} {v:.1f}s" for k, v in st.items() if k not in ("triples", "reuse"))
         total_mb = sum(r["sizes"].values())
+        mid = sandwich(r["wall_a"], r["wall"])
         lines.append(
-            f"| {n:,} | {r['one']:.0f} | {r['tok'] / r['one']:.1f}x | {r['two'] / r['one']:.2f}x | {r['wall']:.1f} s | "
-            f"{r['rss']:.0f} MB | {st.get('triples', 0):,} | {breakdown} | {total_mb:.0f} MB | "
-            f"{r['med'] * 1000:.1f} / {r['p95'] * 1000:.1f} ms | "
-            f"{'%.1fx' % r['ratio'] if r['ratio'] else 'n/a'} | {r['inc']:.1f} s ({100 * r['inc'] / r['wall']:.0f}%) |")
+            f"| {n:,} | {r['one']:.0f} | {r['tok'] / r['one']:.1f}x | {r['two'] / r['one']:.2f}x | "
+            f"{r['wall_a']:.1f} s / {r['wall']:.1f} s | {max(r['rss_a'], r['rss']):.0f} MB | {st.get('triples', 0):,} | "
+            f"{breakdown} | {total_mb:.0f} MB | {r['med'] * 1000:.1f} / {r['p95'] * 1000:.1f} ms | "
+            f"{'%.1fx' % r['ratio'] if r['ratio'] else 'n/a'} | {r['inc']:.1f} s ({100 * r['inc'] / mid:.0f}%) |")
+    lines.append("")
+    lines.append("Extract x2 workers: one process and two workers alternated, 1-2-1-2-1, on the first "
+                 "min(N, 20,000) abstracts; the mean one-process time over the mean two-worker time. Each "
+                 "two-worker run against the one-process runs either side of it: "
+                 + "; ".join(f"{n:,}: " + " / ".join(f"{x:.2f}x" for x in results[n]["each"]) for n in rows) + ".")
+    lines.append("Full build: the one before the +1% rebuild / the one after it (stage breakdown, outputs "
+                 "and queries: the one after); peak RSS: the larger. The rebuild's share is of their mean.")
     lines.append("")
     for n in rows:
         st = results[n]["inc_stages"]
@@ -300,11 +346,19 @@ def main() -> int:
                        f"build before it, with the cache and the kept resolution state: {results[n]['base_rss']:.0f} MB); "
                        f"named-query median on its updated store {results[n]['inc_med'] * 1000:.1f} ms, then on the "
                        f"full build's {results[n]['full_med'] * 1000:.1f} ms; machine speed (one process, "
-                       f"{PROBE:,} abstracts) before the rebuild, before the full build and after it: "
+                       f"{PROBE:,} abstracts) before the first full build, before the rebuild, before the second "
+                       "full build and after it: "
                        + " / ".join(f"{x:.0f}" for x in results[n]["speed"]) + " abstracts/s.")
     lines.append("")
-    if 10000 in results and 100000 in results:
-        lines.append(f"Growth 10k -> 100k (full build): {results[100000]['wall'] / results[10000]['wall']:.1f}x.")
+    if again is not None:
+        big, small = results[big_n], results[small_n]
+        ten = sandwich(sandwich(small["wall_a"], small["wall"]), again)
+        lines.append(f"Growth {small_n:,} -> {big_n:,} (full builds): {sandwich(big['wall_a'], big['wall']) / ten:.1f}x "
+                     f"({big_n:,}: {big['wall_a']:.1f} s and {big['wall']:.1f} s; {small_n:,}: {small['wall_a']:.1f} s "
+                     f"and {small['wall']:.1f} s, and {again:.1f} s after the {big_n:,} builds; the mean of that pair "
+                     f"and the later one). Each {big_n:,} build against each {small_n:,} build: "
+                     f"{min(big['wall_a'], big['wall']) / max(small['wall_a'], small['wall'], again):.1f}x to "
+                     f"{max(big['wall_a'], big['wall']) / min(small['wall_a'], small['wall'], again):.1f}x.")
     lines.append(f"Full build of {args.ratio_size:,} abstracts over bare tokenization: "
                  f"{r_wall / t_tok:.1f}x with 2 workers, {r_wall1 / t_tok:.1f}x with one "
                  f"(tokenization {t_tok:.2f} s, builds {r_wall:.1f} s / {r_wall1:.1f} s).")
