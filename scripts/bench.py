@@ -102,6 +102,18 @@ PEAK_RSS_CODE = (
     "        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n")
 
 
+def steal_seconds() -> float:
+    """CPU seconds, summed over the cores, that the hypervisor gave to something else while this
+    virtual machine had work for them (``steal`` in ``/proc/stat``; 0 on a machine without it):
+    read before and after a measurement, the host's share of it."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK") if fields[0] == "cpu" and len(fields) > 8 else 0.0
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, float]:
     """Wall time, stage seconds (from the build's log, and the CPU seconds of the build's
     processes: ``cpu:user``, ``cpu:system``) and the child's peak RSS (MB)."""
@@ -110,14 +122,15 @@ def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, f
             "import kg.cli; kg.cli._ENDING = True; from kg.cli import main; rc = main(sys.argv[1:]); "
             "print('PEAK_RSS_KB', peak_rss_kb(), file=sys.stderr); "
             "sys.stdout.flush(); sys.stderr.flush(); os._exit(rc)")
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used, stolen = resource.getrusage(resource.RUSAGE_CHILDREN), steal_seconds()
     t = time.perf_counter()
     r = subprocess.run([PY, "-c", code, "build", *map(str, inputs), "--out", str(out), *extra],
                        capture_output=True, text=True)
     wall = time.perf_counter() - t
     # CPU time of the build and every process it forked and reaped (workers, writers)
     now = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = {"cpu:user": now.ru_utime - used.ru_utime, "cpu:system": now.ru_stime - used.ru_stime}
+    cpu = {"cpu:user": now.ru_utime - used.ru_utime, "cpu:system": now.ru_stime - used.ru_stime,
+           "cpu:steal": steal_seconds() - stolen}
     if r.returncode != 0:
         raise SystemExit(f"kg build failed:\n{r.stderr[-2000:]}")
     stages = {}
@@ -139,9 +152,10 @@ def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, f
     return wall, stages, rss
 
 
-def extraction_rates(path: Path, limit: int | None = None) -> tuple[float, float, float, float, list[float]]:
+def extraction_rates(path: Path, limit: int | None = None) -> tuple[float, float, float, float, list[float], list]:
     """(abstracts/s one process, abstracts/s two workers, tokenization abstracts/s, n, the
-    speed-up of each two-worker run against the one-process runs either side of it).
+    speed-up of each two-worker run against the one-process runs either side of it, each run's
+    (workers, seconds, steal seconds: see :func:`steal_seconds`)).
 
     One process and two workers alternate, 1-2-1-2-1 (see :func:`speedup`): the speed-up is
     not taken against a run the machine's drift made faster or slower."""
@@ -159,14 +173,15 @@ def extraction_rates(path: Path, limit: int | None = None) -> tuple[float, float
     t_tok = time.perf_counter() - t
     nlp = make_nlp()
     list(extract_records(records[:20], nlp=nlp))
-    ones, twos = [], []
+    ones, twos, runs = [], [], []
     for workers in (1, 2, 1, 2, 1):
-        t = time.perf_counter()
+        stolen, t = steal_seconds(), time.perf_counter()
         list(extract_records(records, nlp=nlp, workers=workers))
-        (ones if workers == 1 else twos).append(time.perf_counter() - t)
+        runs.append((workers, time.perf_counter() - t, steal_seconds() - stolen))
+        (ones if workers == 1 else twos).append(runs[-1][1])
     n = len(records)
     each = [statistics.mean(ones[i:i + 2]) / t2 for i, t2 in enumerate(twos)]
-    return n / statistics.mean(ones), n / statistics.mean(twos), n / t_tok, n, each
+    return n / statistics.mean(ones), n / statistics.mean(twos), n / t_tok, n, each, runs
 
 
 def speedup(ones: list[float], twos: list[float]) -> float:
@@ -260,7 +275,7 @@ def main() -> int:
     for n in sorted(args.sizes):
         path = corpus(n)
         print(f"== N = {n:,}", flush=True)
-        one, two, tok, _, each = extraction_rates(path, limit=min(n, 20000))
+        one, two, tok, _, each, runs = extraction_rates(path, limit=min(n, 20000))
         # incremental: build the first 99% with a cache, then all of it; a full build just before the
         # rebuild and one just after it, so that the rebuild's share compares it with builds run at
         # its own moment (this machine's speed drifts by 2x within an hour: see speed_probe)
@@ -281,7 +296,7 @@ def main() -> int:
         # the same graph's store as the rebuild updated it, then the full build's, one after the other
         inc_med, _, _ = query_latency(tmp / f"inc-{n}", with_rdflib=False)
         full_med, _, _ = query_latency(out, with_rdflib=False)
-        results[n] = dict(one=one, two=two, each=each, tok=tok, wall=wall, wall_a=wall_a, stages=stages, rss=rss,
+        results[n] = dict(one=one, two=two, each=each, runs=runs, tok=tok, wall=wall, wall_a=wall_a, stages=stages, rss=rss,
                           rss_a=rss_a, sizes=sizes, med=med, p95=p95, ratio=ratio, inc=inc_wall, inc_stages=inc_stages,
                           inc_rss=inc_rss, base_rss=base_rss, inc_med=inc_med, full_med=full_med,
                           speed=(speed_before, speed_inc, speed_full, speed_after))
@@ -334,7 +349,10 @@ def main() -> int:
     lines.append("Extract x2 workers: one process and two workers alternated, 1-2-1-2-1, on the first "
                  "min(N, 20,000) abstracts; the mean one-process time over the mean two-worker time. Each "
                  "two-worker run against the one-process runs either side of it: "
-                 + "; ".join(f"{n:,}: " + " / ".join(f"{x:.2f}x" for x in results[n]["each"]) for n in rows) + ".")
+                 + "; ".join(f"{n:,}: " + " / ".join(f"{x:.2f}x" for x in results[n]["each"]) for n in rows)
+                 + ". The runs (workers: seconds (CPU seconds of the two cores the host took meanwhile, `steal` in /proc/stat)): "
+                 + "; ".join(f"{n:,}: " + ", ".join(f"{w}: {t:.1f} s ({st:.1f})" for w, t, st in results[n]["runs"])
+                             for n in rows) + ".")
     lines.append("Full build: the one before the +1% rebuild / the one after it (stage breakdown, outputs "
                  "and queries: the one after); peak RSS: the larger. The rebuild's share is of their mean.")
     lines.append("")
