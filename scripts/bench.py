@@ -17,9 +17,9 @@ on both sides of it (see sandwich). A full build runs just before the rebuild an
 one just after it, each after a speed probe (one process's extraction rate at that
 moment, printed with them), and the share is of their mean; the smaller of the two
 largest sizes is built once more after the larger one, for the growth (10k -> 100k
-by default). Then, at --ratio-size, full build over bare tokenization.
-Writes a markdown table into
---md between its two marker lines (see merge_results), keeping the rest of the file.
+by default). Then, at --ratio-size, full build over bare tokenization. Writes a
+markdown table into --md between its two marker lines (see merge_results), keeping
+the rest of the file.
 """
 from __future__ import annotations
 
@@ -116,7 +116,8 @@ def steal_seconds() -> float:
 
 def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, float]:
     """Wall time, stage seconds (from the build's log, and the CPU seconds of the build's
-    processes: ``cpu:user``, ``cpu:system``) and the child's peak RSS (MB)."""
+    processes: ``cpu:user``, ``cpu:system``; what the host took meanwhile: ``cpu:steal``) and the
+    child's peak RSS (MB)."""
     # as the `kg` program (kg.cli.run) ends a build: flush, then os._exit
     code = (PEAK_RSS_CODE + "import os, resource, sys; sys.argv = ['kg'] + sys.argv[1:]; "
             "import kg.cli; kg.cli._ENDING = True; from kg.cli import main; rc = main(sys.argv[1:]); "
@@ -157,8 +158,9 @@ def extraction_rates(path: Path, limit: int | None = None) -> tuple[float, float
     speed-up of each two-worker run against the one-process runs either side of it, each run's
     (workers, seconds, steal seconds: see :func:`steal_seconds`)).
 
-    One process and two workers alternate, 1-2-1-2-1 (see :func:`speedup`): the speed-up is
-    not taken against a run the machine's drift made faster or slower."""
+    One process and two workers alternate, 1-2-1-2-1, and each rate is over the mean time of its
+    runs: both sets have the same mean moment, so a drift of the machine's speed that is linear
+    over the runs cancels out of the speed-up (``two / one``)."""
     import spacy
 
     from kg.extract import extract_records, make_nlp
@@ -180,22 +182,8 @@ def extraction_rates(path: Path, limit: int | None = None) -> tuple[float, float
         runs.append((workers, time.perf_counter() - t, steal_seconds() - stolen))
         (ones if workers == 1 else twos).append(runs[-1][1])
     n = len(records)
-    each = [statistics.mean(ones[i:i + 2]) / t2 for i, t2 in enumerate(twos)]
+    each = [sandwich(ones[i], ones[i + 1]) / t2 for i, t2 in enumerate(twos)]
     return n / statistics.mean(ones), n / statistics.mean(twos), n / t_tok, n, each, runs
-
-
-def speedup(ones: list[float], twos: list[float]) -> float:
-    """The speed-up of runs ``twos`` (seconds) over runs ``ones``, run alternately, ones first
-    and last (1-2-1-2-1): the mean one-process time over the mean two-worker time. Both sets
-    have the same mean moment, so a drift of the machine's speed that is linear over the
-    runs cancels out.
-
-    >>> speedup([10.0, 10.0, 10.0], [5.0, 5.0])
-    2.0
-    >>> round(speedup([10.0, 12.0, 14.0], [5.5, 6.5]), 2)  # a steady slowdown: still 2x
-    2.0
-    """
-    return statistics.mean(ones) / statistics.mean(twos)
 
 
 def sandwich(before: float, after: float) -> float:
