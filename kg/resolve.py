@@ -21,7 +21,7 @@ from operator import attrgetter
 from ._gc import without_gc
 from ._unionfind import UnionFind
 from .model import Entity, Extraction, Mention, Paper, Record, Relation
-from .text import compact_key, iri_slug, norm_key, normalize_github, text_hash
+from .text import compact_key, iri_slug, label_slug, normalize_github, text_hash
 
 ROLE_PREDICATE = {"proposed": "proposes", "used": "usesMethod"}
 TYPE_PREDICATE = {"Task": "addressesTask", "Dataset": "usesDataset", "CodeRepository": "hasCode"}
@@ -72,7 +72,7 @@ def _evidence(mentions: list[Mention]) -> tuple[Mention, ...]:
 
 @lru_cache(maxsize=1024)  # a few venues, named by 100k papers
 def venue_id(name: str) -> str:
-    return "venue/" + iri_slug(norm_key(name))
+    return "venue/" + iri_slug(label_slug(name))
 
 
 #: An entity's spelling as a paper's extraction gives it: (type, name, aliases).
@@ -156,7 +156,7 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
                 lower.add(f.lower())
         longs = [f for f in [name, *forms] if not _is_acronym(f)] or [name]
         key_form = sorted(longs, key=lambda f: (-named_by[f], f))[0]
-        eid = f"{TYPE_PATH[type_]}/{iri_slug(norm_key(key_form))}"
+        eid = f"{TYPE_PATH[type_]}/{iri_slug(label_slug(key_form))}"
         entities[root] = Entity(id=eid, type=type_, name=name, aliases=tuple(forms))
     return sig_root, entities
 

@@ -31,13 +31,21 @@ def norm_words(text: str) -> list[str]:
     A plural "s" goes from ordinary words and from acronyms ("LLMs"), not from
     names that end in a capital S ("TeDS").
 
-    >>> norm_words("LLMs and TeDS on <i>graphs</i>")
-    ['llm', 'and', 'teds', 'on', 'graph']
+    >>> norm_words("LLMs and TeDS on <i>graphs</i> of GPs")
+    ['llm', 'and', 'teds', 'on', 'graph', 'of', 'gp']
     """
     text = unicodedata.normalize("NFKC", text)
     text = re.sub(r"</?[A-Za-z][^>]*>", " ", text)
     text = _LATEX_CMD.sub(" ", text).replace("$", " ")
-    return [w.lower() if w[-1:].isupper() and not w.isupper() else singular(w.lower()) for w in _WORD.findall(text)]
+    return [_norm_word(w) for w in _WORD.findall(text)]
+
+
+def _norm_word(w: str) -> str:
+    if w[-1:].isupper() and not w.isupper():  # "TeDS": a name, not a plural
+        return w.lower()
+    if len(w) >= 3 and w[-1] == "s" and w[:-1].isupper():  # "GPs", "MDPs": an acronym's plural
+        return w[:-1].lower()
+    return singular(w.lower())
 
 
 @lru_cache(maxsize=1 << 18)  # names repeat across a corpus
@@ -56,6 +64,27 @@ def norm_key(text: str) -> str:
 def compact_key(text: str) -> str:
     """Like :func:`norm_key` without separators ("Rank-SHAP" == "RankSHAP")."""
     return "".join(norm_words(text))
+
+
+_GREEK_NAMES = dict(zip("αβγδεζηθικλμνξοπρστυφχψωϵς",
+                        "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
+                        "sigma tau upsilon phi chi psi omega epsilon sigma".split()))
+
+
+@lru_cache(maxsize=1 << 16)
+def label_slug(label: str) -> str:
+    """The words of a label, lower case, joined by hyphens: the readable part of an IRI.
+    Words are not stemmed (plural folding belongs to matching, not to names); Greek
+    letters are spelled out, markup and punctuation dropped.
+
+    >>> [label_slug(x) for x in ["time series", "NIPS 2018", "ε-Bayes-optimal active learning", "<i>β</i>-VAE"]]
+    ['time-series', 'nips-2018', 'epsilon-bayes-optimal-active-learning', 'beta-vae']
+    """
+    text = unicodedata.normalize("NFKC", label)
+    text = re.sub(r"</?[A-Za-z][^>]*>", " ", text)
+    text = _LATEX_CMD.sub(" ", text).replace("$", " ").lower()
+    text = "".join(f" {_GREEK_NAMES[c]} " if c in _GREEK_NAMES else c for c in text)
+    return "-".join(_WORD.findall(text))
 
 
 def iri_slug(key: str, max_len: int = 80) -> str:

@@ -117,7 +117,7 @@ def test_mentions_have_sentence_and_component():
     (ent,) = ex.of("Method", "proposed")
     (m,) = ent.mentions
     assert m.sentence == "We introduce PixelHop2 for denoising."
-    assert m.source == "kg_proposed" and m.role == "proposed"
+    assert m.source == "kg_learned_proposed" and m.role == "proposed"
 
 
 def test_occurrences_match_the_word_bounded_regex():

@@ -15,6 +15,7 @@ from ..model import Extraction, Record
 from .cache import decode, decode_added, encode, encode_added
 from .propagate import (_pattern, add_entities, build_lexicon, changed_forms, lexicon_digest, lexicon_json,
                         propagate, substring_regex)
+from .normalize import normalize_record
 from .version import PIPELINE_VERSION
 
 __all__ = ["extract_records", "extract_first", "CorpusPass", "extract_text", "PIPELINE_VERSION", "make_nlp", "get_nlp"]
@@ -58,21 +59,22 @@ def get_nlp():
 
 def _first_pass(items: list[tuple[str, int]], batch_size: int = 64, nlp=None) -> list[tuple[Extraction, list]]:
     """spaCy over (text, title length) items: the per-text extraction and sentence spans."""
-    from .assemble import assemble
+    from .assemble import assemble, remap
     from .components import sentences
 
     nlp = nlp or get_nlp()
+    cleaned = [normalize_record(text, tlen, _TITLE_SEP) for text, tlen in items]
 
     def gen():
-        for text, tlen in items:
-            doc = nlp.make_doc(tokenizer_safe(text))
+        for clean, tlen, _, _ in cleaned:
+            doc = nlp.make_doc(tokenizer_safe(clean))
             doc._.kg_title_len = tlen
             yield doc
 
     out = []
-    for doc, (_, tlen) in zip(nlp.pipe(gen(), batch_size=batch_size), items):
+    for doc, (_, tlen, tmap, amap) in zip(nlp.pipe(gen(), batch_size=batch_size), cleaned):
         sents = [(s.start_char - tlen, s.end_char - tlen) for s in sentences(doc) if s.start_char >= tlen]
-        out.append((assemble(doc, "", offset=tlen, title_len=tlen), sents))
+        out.append(remap(assemble(doc, "", offset=tlen, title_len=tlen), sents, tmap, amap))
     return out
 
 

@@ -21,8 +21,7 @@ from .shapes import Taken
 from .tokens import doc_text
 
 #: Span groups in priority order, with the role they give a method.
-GROUPS = (("kg_proposed", "proposed"), ("kg_defined", "used"), ("kg_tasks", "used"), ("kg_gazetteer", "used"),
-          ("kg_cues", "used"))
+GROUPS = (("kg_learned_proposed", "proposed"), ("kg_learned", "used"))
 _TYPE_ORDER = {"Method": 0, "Dataset": 1, "Task": 2}
 
 
@@ -153,3 +152,25 @@ def _canonical(surface: list[str], type_: str, role: str, lexical: str | None = 
         by_len = sorted(surface, key=lambda s: (len(s), s))
         name = by_len[0] if role == "proposed" else by_len[-1]
     return task_case(name) if type_ == "Task" else name
+
+
+def remap(ex: Extraction, sents: list, title_map, abstract_map) -> tuple[Extraction, list]:
+    """``ex`` and its sentence ranges with offsets into the original title and abstract
+    (:mod:`kg.extract.normalize`), where the text was cleaned before extraction."""
+    if title_map is None and abstract_map is None:
+        return ex, sents
+
+    def move(m: Mention) -> Mention:
+        omap = title_map if m.source.endswith("@title") else abstract_map
+        if omap is None:
+            return m
+        s, e = omap.span(m.start, m.end)
+        return m._replace(start=s, end=e)
+    moved = {}
+    for m in ex.mentions:
+        moved[m] = move(m)
+    entities = tuple(e._replace(mentions=tuple(moved.get(m) or move(m) for m in e.mentions)) for e in ex.entities)
+    mentions = tuple(moved[m] for m in ex.mentions)
+    if abstract_map is not None:
+        sents = [abstract_map.span(s, e) for s, e in sents]
+    return Extraction(doc=ex.doc, entities=entities, github=ex.github, mentions=mentions), sents

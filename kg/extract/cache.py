@@ -30,13 +30,16 @@ def default_cache_dir() -> Path:
 
 @lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """A hash of the extraction code and its resources: any change to a rule or a
-    lexicon gives new keys, even when nobody bumped PIPELINE_VERSION."""
+    """A hash of the package's code and resources (rules, lexicons, the trained model):
+    any change to what extraction runs or reads gives new keys, even when nobody bumped
+    PIPELINE_VERSION. Outputs-only modules are hashed too: a key that changes too often
+    costs a re-extraction, one that changes too rarely serves stale results."""
     root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256(PIPELINE_VERSION.encode())
-    for folder, pattern in (("extract", "*.py"), ("resources", "*.txt")):
-        for path in sorted((root / folder).glob(pattern)):
-            h.update(path.name.encode() + b"\x00" + path.read_bytes())
+    paths = sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                   and (p.suffix == ".py" or "resources" in p.relative_to(root).parts))
+    for path in paths:
+        h.update(path.relative_to(root).as_posix().encode() + b"\x00" + path.read_bytes())
     return h.hexdigest()[:16]
 
 

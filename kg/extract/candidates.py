@@ -116,8 +116,11 @@ class DocContext:
     """What the features of one document's candidates share, computed once."""
     texts: list[str]
     lowers: list[str]
+    shapes: list[str]  # per token: :func:`token_shape`
+    lasts: list[str]  # per token: its lower case, singular
     title_end: int  # token index where the abstract starts (0 without a title)
     title_colon: int  # token index of the title's colon, or -1
+    title_caps: bool  # the title capitalizes its words ("Learning to Rank with Deep Nets")
     sent_of: list[int]
     cue_sents: frozenset
     rule_spans: dict  # (start, end) -> list of "group|label"
@@ -126,9 +129,12 @@ class DocContext:
     abbr_short: dict
     counts: dict  # compact key -> occurrences of the candidate text in the document
     keywords: frozenset
+    key_flags: dict = None  # compact key -> what its occurrences share (in the title, in a cue sentence...)
+    classes: list = None  # per token: its word classes (two granularities) or None
 
 
-def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = frozenset()) -> DocContext:
+def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = frozenset(),
+                word_classes: dict | None = None) -> DocContext:
     from .components import defined_type
 
     texts, lowers = token_texts(doc)
@@ -137,6 +143,8 @@ def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = fr
     if title_len:
         title_end = next((t.i for t in doc if t.idx >= title_len), len(doc))
     title_colon = next((i for i in range(title_end) if texts[i] == ":"), -1)
+    long_words = [t for t in texts[:title_end] if len(t) > 3 and t.isalpha()]
+    title_caps = len(long_words) >= 2 and sum(t[0].isupper() for t in long_words) >= 0.7 * len(long_words)
     sent_of = [0] * len(doc)
     cue_sents = set()
     for k, sent in enumerate(sentences(doc)):
@@ -159,49 +167,68 @@ def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = fr
         typ = defined_type(long, short) or ""
         abbr_long[(long.start, long.end)] = typ
         abbr_short[(short.start, short.end)] = typ
-    return DocContext(texts, lowers, title_end, title_colon, sent_of, frozenset(cue_sents), rule_spans, rule_tokens,
-                      abbr_long, abbr_short, {}, keywords)
+    shapes = [token_shape(t) for t in texts]
+    lasts = [_word_class(w) for w in lowers]
+    return DocContext(texts, lowers, shapes, lasts, title_end, title_colon, title_caps, sent_of,
+                      frozenset(cue_sents), rule_spans, rule_tokens,
+                      abbr_long, abbr_short, {}, keywords, {},
+                      [word_classes.get(w) for w in lowers] if word_classes else [None] * len(lowers))
 
 
-def span_features(ctx: DocContext, i: int, j: int, lexicon) -> list[str]:
-    """The features of the candidate ``[i, j)``; ``lexicon(key)`` gives learned-lexicon
-    features of its compact key (a list of strings)."""
-    texts, lowers = ctx.texts, ctx.lowers
-    words = lowers[i:j]
-    text = " ".join(texts[i:j])
-    shapes = [token_shape(t) for t in texts[i:j]]
-    shape = "_".join(shapes) if len(shapes) <= 3 else "_".join(shapes[:2]) + "_.._" + shapes[-1]
-    first, last = words[0], _word_class(words[-1])
+def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[str]:
+    """The features of the candidate ``[i, j)`` whose text is ``text``; ``lexicon(key)``
+    gives learned-lexicon features of its compact key (a list of strings)."""
+    lowers = ctx.lowers
+    shapes = ctx.shapes[i:j]
     n = j - i
+    shape = "_".join(shapes) if n <= 3 else f"{shapes[0]}_{shapes[1]}_.._{shapes[-1]}"
+    first, last = lowers[i], ctx.lasts[j - 1]
+    sh0, shl = shapes[0], shapes[-1]
     prev = lowers[i - 1] if i > 0 else "<s>"
     prev2 = lowers[i - 2] if i > 1 else "<s>"
     nxt = lowers[j] if j < len(lowers) else "</s>"
     nxt2 = lowers[j + 1] if j + 1 < len(lowers) else "</s>"
     key = compact_key(text)
     f = [
-        "b", f"w={' '.join(words)}", f"n={min(n, 5)}", f"sh={shape}", f"f={first}", f"l={last}",
-        f"l2={' '.join(words[-2:-1])} {last}", f"p={prev}", f"p2={prev2} {prev}", f"x={nxt}", f"x2={nxt} {nxt2}",
-        f"p|sh={prev}|{shapes[0]}", f"x|sh={nxt}|{shapes[-1]}", f"p|l={prev}|{last}", f"l|x={last}|{nxt}",
-        f"sh0={shapes[0]}", f"shl={shapes[-1]}",
+        "b", "w=" + " ".join(lowers[i:j]), f"n={min(n, 5)}", "sh=" + shape, "f=" + first, "l=" + last,
+        f"l2={lowers[j - 2] if n > 1 else ''} {last}", "p=" + prev, f"p2={prev2} {prev}", "x=" + nxt,
+        f"x2={nxt} {nxt2}", f"p|sh={prev}|{sh0}", f"x|sh={nxt}|{shl}", f"p|l={prev}|{last}", f"l|x={last}|{nxt}",
+        "sh0=" + sh0, "shl=" + shl,
     ]
+    cls = ctx.classes
+    for tag, k in (("cf", i), ("cl", j - 1), ("cp", i - 1), ("cx", j)):
+        c = cls[k] if 0 <= k < len(cls) else None
+        if c is not None:
+            f.append(f"{tag}={c[0]}")
+            f.append(f"{tag}2={c[1]}")
+    if n <= 3:
+        f.append("cs=" + "_".join(str(c[0]) if c is not None else "-" for c in cls[i:j]))
+    for w in lowers[max(0, i - 4):i]:
+        f.append("L=" + w)
+    for w in lowers[j:j + 4]:
+        f.append("R=" + w)
     if i < ctx.title_end:
-        f.append("title")
-        f.append(f"title|sh={shape}")
+        tag = "tcaps" if ctx.title_caps else "title"
+        f.append(tag)
+        f.append(f"{tag}|sh={shape}")
         if ctx.title_colon >= 0 and j <= ctx.title_colon:
             f.append("title_head" + ("_all" if i == 0 and j == ctx.title_colon else ""))
     elif ctx.sent_of[i] in ctx.cue_sents:
         f.append("cue_sent")
-        f.append(f"cue_sent|sh={shapes[0]}")
+        f.append("cue_sent|sh=" + sh0)
     if prev == "(" and nxt == ")":
         f.append("paren")
-    for r in ctx.rule_spans.get((i, j), ()):
-        f.append("r=" + r)
-    inside = set.intersection(*(ctx.rule_tokens[k] for k in range(i, j)))
-    for g in sorted(inside):
-        if (i, j) not in ctx.rule_spans:
+    rule_tokens = ctx.rule_tokens
+    exact = ctx.rule_spans.get((i, j))
+    if exact:
+        for r in exact:
+            f.append("r=" + r)
+    elif rule_tokens[i]:
+        inside = rule_tokens[i].intersection(*rule_tokens[i + 1:j]) if n > 1 else rule_tokens[i]
+        for g in sorted(inside):
             f.append("rin=" + g)
-    if i > 0:
-        for g in sorted(ctx.rule_tokens[i] & ctx.rule_tokens[i - 1]):
+    if i > 0 and rule_tokens[i] and rule_tokens[i - 1]:
+        for g in sorted(rule_tokens[i] & rule_tokens[i - 1]):
             f.append("rcross=" + g)
     if (i, j) in ctx.abbr_long:
         f.append("abl=" + ctx.abbr_long[(i, j)])
@@ -212,6 +239,12 @@ def span_features(ctx: DocContext, i: int, j: int, lexicon) -> list[str]:
         f.append("gaz=" + gaz)
         f.append(f"gaz|n={gaz}|{min(n, 3)}")
     f.append("cnt=" + _bin(ctx.counts.get(key, 0)))
+    kf = ctx.key_flags.get(key)
+    if kf:
+        for flag in sorted(kf):
+            f.append("K=" + flag)
+        if "in_title" in kf and "in_abs" in kf:
+            f.append("K=title+abs")
     if key in ctx.keywords:
         f.append("kw")
     f.extend(lexicon(key))

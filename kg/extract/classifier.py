@@ -32,8 +32,16 @@ class SparseSoftmax:
         """Class probabilities, one row per feature list."""
         if not rows:
             return numpy.zeros((0, len(self.classes)), "float32")
-        idx = [self.index(r) for r in rows]
-        return _softmax(_logits(self.weights, idx))
+        get = self.features.get
+        flat: list[int] = []
+        starts: list[int] = []
+        for r in rows:
+            starts.append(len(flat))
+            flat.extend(k for k in map(get, r) if k is not None)
+        if not flat or len(set(starts)) < len(starts) or starts[-1] == len(flat):
+            return _softmax(_logits(self.weights, [self.index(r) for r in rows]))  # a row without known features
+        logits = numpy.add.reduceat(self.weights[flat], starts, axis=0)
+        return _softmax(logits)
 
     # ----------------------------------------------------------------- training
 

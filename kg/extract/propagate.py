@@ -33,7 +33,7 @@ def _distinctive(form: str) -> bool:
 
 
 _LEXICON_TYPES = frozenset({"Method", "Dataset"})
-_DEFINING = frozenset({"kg_proposed", "kg_defined", "kg_abbreviations"})
+_DEFINING = frozenset({"kg_learned_proposed", "kg_abbreviations"})
 
 
 @lru_cache(maxsize=1024)  # a few dozen sources ("component" or "component@title")

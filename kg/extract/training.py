@@ -1,16 +1,20 @@
-"""Training data for the span classifier: annotated records in, labelled candidates out.
+"""Training the span classifier: annotated records in, a model out; cross-validation.
 
 The gold (``GUIDELINES.md``) lists each entity as a set of surface forms, not spans. A
 candidate is labelled with the type of the gold entity one of whose forms it equals under
 the guideline's normalization (case, hyphens, plurals, markup); a candidate equal to an
 optional entity is left out of training; every other candidate is ``none``.
+
+Predictions for scoring go through the shipped code path: the rule components, the
+classifier, :func:`~kg.extract.assemble.assemble` and the corpus-name pass over the
+records scored together, as ``kg extract`` runs them. ``scripts/train.py`` is the
+command line around this module.
 """
 from __future__ import annotations
 
 import json
 import re
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,62 +103,6 @@ def rec_ids(rec: Record) -> list[str]:
     return [rec.doc]
 
 
-class Lexicon:
-    """What the annotated records say of a compact key: in how many records it was
-    annotated with each class, and in how many it occurred as a candidate."""
-
-    def __init__(self):
-        self.annotated: dict[str, list[int]] = {}
-        self.seen: Counter = Counter()
-
-    def add(self, seen_keys: set[str], labelled: dict[str, int]) -> None:
-        for k in seen_keys:
-            self.seen[k] += 1
-        for k, c in labelled.items():
-            self.annotated.setdefault(k, [0, 0, 0, 0, 0])[c] += 1
-
-    def remove(self, seen_keys: set[str], labelled: dict[str, int]) -> None:
-        for k in seen_keys:
-            self.seen[k] -= 1
-        for k, c in labelled.items():
-            self.annotated[k][c] -= 1
-
-    def features(self, key: str) -> list[str]:
-        row = self.annotated.get(key)
-        if row is None:
-            return []
-        seen = max(self.seen.get(key, 0), sum(row[1:]))
-        out = []
-        for c in range(1, 5):
-            if row[c]:
-                out.append(f"lx{c}={_bin(row[c])}")
-                out.append(f"lxr{c}={_ratio(row[c], seen)}")
-        if not any(row[1:]) and seen:
-            out.append(f"lx0={_bin(seen)}")
-        return out
-
-    def to_json(self) -> dict:
-        keep = sorted(k for k, row in self.annotated.items() if any(row[1:]))
-        return {k: [self.seen.get(k, 0), *self.annotated[k][1:]] for k in keep}
-
-    @classmethod
-    def from_json(cls, obj: dict) -> Lexicon:
-        lx = cls()
-        for k, (seen, *row) in obj.items():
-            lx.seen[k] = seen
-            lx.annotated[k] = [0, *row]
-        return lx
-
-
-def _bin(n: int) -> str:
-    return "1" if n == 1 else "2" if n == 2 else "3-5" if n <= 5 else "6+"
-
-
-def _ratio(a: int, b: int) -> str:
-    r = a / b if b else 1.0
-    return "<.2" if r < .2 else "<.5" if r < .5 else "<.8" if r < .8 else "hi"
-
-
 def doc_keys(texts: list[str], labels: list[int | None]) -> tuple[set[str], dict[str, int]]:
     """The compact keys a record's candidates have, and those with a class."""
     seen = {compact_key(t) for t in texts}
@@ -163,3 +111,104 @@ def doc_keys(texts: list[str], labels: list[int | None]) -> tuple[set[str], dict
         if y:
             labelled[compact_key(t)] = y
     return seen, labelled
+
+
+@dataclass
+class Parsed:
+    """One annotated record after the rule components: its candidates and their labels."""
+    set: str
+    rec: Record
+    gold: Gold
+    doc: object
+    spans: list
+    texts: list
+    ctx: object
+    labels: list
+    keys: tuple
+    maps: tuple
+
+
+def parse(nlp, items: list[tuple[str, Record, Gold]], word_classes: dict | None = None) -> list[Parsed]:
+    """Each annotated record through ``nlp``'s rule components (the classifier left out)."""
+    from . import _TITLE_SEP, _text_of, tokenizer_safe
+    from .learned import doc_candidates
+    from .normalize import normalize_record
+
+    out = []
+    rules = [proc for name, proc in nlp.pipeline if name != "kg_span_classifier"]
+    for name, rec, gold in items:
+        text, tlen = _text_of(rec)
+        clean, ctlen, tmap, amap = normalize_record(text, tlen, _TITLE_SEP)
+        doc = nlp.make_doc(tokenizer_safe(clean))
+        doc._.kg_title_len = ctlen
+        for proc in rules:
+            doc = proc(doc)
+        spans, texts, ctx = doc_candidates(doc, word_classes)
+        labels = [gold.label(t) for t in texts]
+        out.append(Parsed(name, rec, gold, doc, spans, texts, ctx, labels, doc_keys(texts, labels),
+                          (ctlen, tmap, amap)))
+    return out
+
+
+def train_model(train: list[Parsed], epochs: int = 12, seed: int = 0):
+    """A model and its lexicon from labelled records (each record's lexicon features
+    computed without its own labels): (model, lexicon, number of examples)."""
+    from .classifier import SparseSoftmax
+    from .learned import Lexicon, span_rows
+
+    lex = Lexicon()
+    for d in train:
+        lex.add(*d.keys)
+    rows, ys = [], []
+    for d in train:
+        lex.remove(*d.keys)
+        for f, y in zip(span_rows(d.spans, d.texts, d.ctx, lex), d.labels):
+            if y is not None:
+                rows.append(f)
+                ys.append(y)
+        lex.add(*d.keys)
+    return SparseSoftmax.train(rows, ys, epochs=epochs, seed=seed), lex, len(rows)
+
+
+def predict(classifier, parsed: list[Parsed]) -> list:
+    """The extractions of records scored together (one input file): the classifier's
+    first pass on each, then the corpus-name pass over them all."""
+    from .assemble import assemble, remap
+    from .components import sentences
+    from .propagate import _pattern, build_lexicon, propagate
+
+    firsts = []
+    for d in parsed:
+        doc = classifier(d.doc)
+        tlen, tmap, amap = d.maps
+        sents = [(s.start_char - tlen, s.end_char - tlen) for s in sentences(doc) if s.start_char >= tlen]
+        firsts.append(remap(assemble(doc, d.gold.doc, offset=tlen, title_len=tlen), sents, tmap, amap))
+    lexicon = build_lexicon(ex for ex, _ in firsts)
+    pattern = _pattern(lexicon)
+    if pattern is None:
+        return [ex for ex, _ in firsts]
+    return [propagate(ex, d.rec.abstract, lexicon, pattern, sents) for d, (ex, sents) in zip(parsed, firsts)]
+
+
+def fold_of(abstract: str, k: int) -> int:
+    """A record's fold, by its abstract: a text that two records carry is in one fold."""
+    from ..text import text_hash
+
+    return int(text_hash(abstract), 16) % k
+
+
+def cross_validate(classifier, data: list[Parsed], folds: int = 5, epochs: int = 12, progress=None) -> dict:
+    """{(set, doc): extraction JSON} of every record, each predicted by a model trained
+    on the other folds; the records of one set in one fold are scored together."""
+    preds = {}
+    for k in range(folds):
+        train = [d for d in data if fold_of(d.rec.abstract, folds) != k]
+        test = [d for d in data if fold_of(d.rec.abstract, folds) == k]
+        classifier.model, classifier.lexicon, n = train_model(train, epochs)
+        for name in sorted({d.set for d in test}):
+            part = [d for d in test if d.set == name]
+            for d, ex in zip(part, predict(classifier, part)):
+                preds[(name, d.gold.doc)] = ex.to_json()
+        if progress:
+            progress(k, n, len(classifier.model.features))
+    return preds

@@ -1,0 +1,327 @@
+"""The ``kg_span_classifier`` component: the trained model that decides what is a name.
+
+The rule components before it mark what they find; this one scores every candidate span
+(:mod:`kg.extract.candidates`) with a trained :class:`~kg.extract.classifier.SparseSoftmax`
+whose features include the rules' marks, then keeps the best-scoring spans that do not
+overlap. The spans of one name in one record (its case and plural variants, an acronym
+and its expansion) get one type: the one their summed probabilities favour.
+
+Sets ``doc.spans["kg_learned_proposed"]`` (label ``Method``: the paper's own methods) and
+``doc.spans["kg_learned"]`` (labels ``Method`` / ``Task`` / ``Dataset``). The model is
+saved and loaded the spaCy way (``to_disk`` / ``from_disk``): the shipped one is in
+``kg/resources/model``; ``scripts/train.py`` rebuilds it.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from importlib import resources
+from pathlib import Path
+
+from spacy.attrs import IDX, LENGTH
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from .._unionfind import UnionFind
+from ..text import compact_key, norm_words
+from .candidates import candidate_spans, doc_context, span_features
+from .classifier import SparseSoftmax
+from .components import MatchComponent
+from .tokens import doc_text
+
+RULE_GROUPS = ("kg_proposed", "kg_defined", "kg_tasks", "kg_gazetteer", "kg_cues")
+LABELS = {1: "Method", 2: "Method", 3: "Task", 4: "Dataset"}
+
+
+class Lexicon:
+    """What annotated records say of a compact key: in how many it was annotated with
+    each class (1-4), and in how many it occurred as a candidate."""
+
+    def __init__(self):
+        self.annotated: dict[str, list[int]] = {}
+        self.seen: Counter = Counter()
+
+    def add(self, seen_keys, labelled: dict[str, int]) -> None:
+        for k in seen_keys:
+            self.seen[k] += 1
+        for k, c in labelled.items():
+            self.annotated.setdefault(k, [0, 0, 0, 0, 0])[c] += 1
+
+    def remove(self, seen_keys, labelled: dict[str, int]) -> None:
+        """Take one record's counts out (its own features must not see its own labels)."""
+        for k in seen_keys:
+            self.seen[k] -= 1
+        for k, c in labelled.items():
+            self.annotated[k][c] -= 1
+
+    def features(self, key: str) -> list[str]:
+        row = self.annotated.get(key)
+        if row is None:
+            return []
+        seen = max(self.seen.get(key, 0), sum(row[1:]))
+        out = []
+        for c in range(1, 5):
+            if row[c]:
+                out.append(f"lx{c}={_bin(row[c])}")
+                out.append(f"lxr{c}={_ratio(row[c], seen)}")
+        if not any(row[1:]) and seen:
+            out.append("lx0")
+        return out
+
+    def to_json(self) -> dict:
+        keep = sorted(k for k, row in self.annotated.items() if any(row[1:]))
+        return {k: [self.seen.get(k, 0), *self.annotated[k][1:]] for k in keep}
+
+    @classmethod
+    def from_json(cls, obj: dict) -> Lexicon:
+        lx = cls()
+        for k, (seen, *row) in obj.items():
+            lx.seen[k] = seen
+            lx.annotated[k] = [0, *row]
+        return lx
+
+
+def _bin(n: int) -> str:
+    return "1" if n == 1 else "2" if n == 2 else "3-5" if n <= 5 else "6+"
+
+
+def _ratio(a: int, b: int) -> str:
+    r = a / b if b else 1.0
+    return "<.2" if r < .2 else "<.5" if r < .5 else "<.8" if r < .8 else "hi"
+
+
+def doc_candidates(doc: Doc, word_classes: dict | None = None) -> tuple[list[tuple[int, int]], list[str], object]:
+    """The candidate spans of ``doc``, their texts, and the features' shared context."""
+    spans = set(candidate_spans(doc))
+    for g in RULE_GROUPS:
+        for s in doc.spans.get(g, []):
+            spans.add((s.start, s.end))
+    spans = sorted(spans)
+    ctx = doc_context(doc, RULE_GROUPS, word_classes=word_classes)
+    full = doc_text(doc)
+    bounds = doc.to_array([IDX, LENGTH]).tolist() if len(doc) else []
+    texts = [full[bounds[i][0]:bounds[j - 1][0] + bounds[j - 1][1]] for i, j in spans]
+    counts = ctx.counts
+    flags = ctx.key_flags
+    lowers, shapes = ctx.lowers, ctx.shapes
+    for (i, j), t in zip(spans, texts):
+        k = compact_key(t)
+        counts[k] = counts.get(k, 0) + 1
+        f = flags.setdefault(k, set())
+        f.add("in_title" if i < ctx.title_end else "in_abs")
+        if i >= ctx.title_end and ctx.sent_of[i] in ctx.cue_sents:
+            f.add("in_cue")
+        if all(x == "x" for x in shapes[i:j]):
+            f.add("lower")
+        if (i, j) in ctx.abbr_long:
+            f.add("abbr_long")
+        if (i, j) in ctx.abbr_short:
+            f.add("abbr_short")
+        for r in ctx.rule_spans.get((i, j), ()):
+            f.add("r:" + r)
+    return spans, texts, ctx
+
+
+def span_rows(spans, texts, ctx, lexicon: Lexicon) -> list[list[str]]:
+    """The features of each candidate."""
+    feats = lexicon.features
+    return [span_features(ctx, i, j, t, feats) for (i, j), t in zip(spans, texts)]
+
+
+#: Words that end a name without changing what it names ("the dynamic pricing problem").
+GENERIC_TAIL = frozenset("problem problems task tasks method methods model models framework frameworks approach "
+                         "approaches algorithm algorithms technique techniques strategy scheme setting settings "
+                         "system systems".split())
+_SMALL = frozenset("of for and the a an in on with to via by from".split())
+
+
+def _words(text: str) -> list[str]:
+    return norm_words(text)
+
+
+def initials_match(short: str, long: str) -> bool:
+    """Whether ``short`` is an acronym of ``long``: its letters, in order, start words or
+    hyphen parts of ``long`` (small words may be skipped, a word may give more than one
+    letter).
+
+    >>> [initials_match(a, b) for a, b in [("HBFP", "Hybrid Block Floating Point"),
+    ...  ("GA-Net", "Guided Aggregation Net"), ("P2L", "Pick-To-Learn"), ("TFCD", "Training-Free Counterfactual Debiasing"),
+    ...  ("DSD", "Dense-Sparse-Dense Training"), ("GAN", "graph attention")]]
+    [True, True, True, True, True, False]
+    """
+    letters = [c.lower() for c in short if c.isalnum()]
+    parts = [p for p in re.split(r"[\s\-/]+", long) if p]
+    if len(letters) < 2 or len(parts) < 2 or not any(c.isupper() for c in short):
+        return False
+    digits = {"2": "to", "4": "for"}
+
+    def fit(li: int, pi: int) -> bool:
+        if li == len(letters):
+            return True
+        if pi == len(parts):
+            return False
+        word = parts[pi].lower()
+        c = letters[li]
+        if digits.get(c) == word:
+            return fit(li + 1, pi + 1)
+        if word[:1] == c:
+            # this word gives one letter or more (a prefix of the word: "Ne" of "Net")
+            k = 1
+            while True:
+                if fit(li + k, pi + 1):
+                    return True
+                if li + k < len(letters) and k < len(word) and word[k] == letters[li + k]:
+                    k += 1
+                    continue
+                break
+        return word in _SMALL and fit(li, pi + 1)
+    return fit(0, 0)
+
+
+def group_key(text: str) -> str:
+    """The key spans of one name share in a record: the compact key without a generic
+    tail word and without an acronym's plural ("GPs" -> "gp")."""
+    words = _words(text)
+    while len(words) > 1 and words[-1] in GENERIC_TAIL:
+        words = words[:-1]
+    if len(words) == 1 and re.fullmatch(r"[A-Z][A-Z0-9\-]+s", text.strip()):
+        words = [words[0][:-1]]
+    return "".join(words)
+
+
+def choose(doc: Doc, spans, texts, probs, threshold: float) -> list[tuple[int, int, int, str]]:
+    """(start, end, class, group) of the spans kept: the best-scoring first, none
+    overlapping one kept before. The spans of one name get one class, that of the name's
+    summed probabilities (a method is proposed when one of its spans says so more than
+    any says used), and one group: a text shared by its spans. One name: the same
+    :func:`group_key`, an acronym and its expansion, or for tasks one name ending
+    another ("graph anomaly detection", "anomaly detection")."""
+    order = sorted(range(len(spans)), key=lambda k: (probs[k][0], spans[k]))
+    taken = bytearray(len(doc))
+    kept = []
+    for k in order:
+        if 1.0 - probs[k][0] < threshold:
+            break
+        i, j = spans[k]
+        if any(taken[i:j]):
+            continue
+        taken[i:j] = b"\x01" * (j - i)
+        kept.append(k)
+    key = {k: group_key(texts[k]) for k in kept}
+    uf = UnionFind()
+    for k in kept:
+        uf.find(key[k])
+    surface: dict[str, str] = {}
+    for k in kept:
+        surface.setdefault(key[k], texts[k])
+    for long, short in doc._.kg_abbreviations or []:
+        lk, sk = group_key(long.text), group_key(short.text)
+        if lk in surface and sk in surface:
+            uf.union(lk, sk)
+    keys = sorted(surface)
+    for a in keys:  # acronyms the text does not define in parentheses ("TFCD: Training-Free ...")
+        for b in keys:
+            if a != b and initials_match(surface[a], surface[b]):
+                uf.union(b, a)
+    sums: dict[str, list[float]] = {}
+    peak: dict[str, list[float]] = {}
+    for k in kept:
+        g = uf.find(key[k])
+        row = sums.setdefault(g, [0.0] * 5)
+        top = peak.setdefault(g, [0.0] * 5)
+        for c in range(5):
+            row[c] += float(probs[k][c])
+            top[c] = max(top[c], float(probs[k][c]))
+    label = {}
+    for g, row in sums.items():
+        c = max(range(1, 5), key=lambda c: (row[c] + (row[1] if c == 2 else 0.0), -c))
+        if c in (1, 2):
+            c = 1 if peak[g][1] > peak[g][2] else 2
+        label[g] = c
+    # tasks: a name that ends another names the same task ("single image dehazing")
+    tasks = sorted((g for g in label if label[g] == 3), key=lambda g: (len(surface_words(surface, uf, g)), g))
+    for a in tasks:
+        wa = surface_words(surface, uf, a)
+        for b in tasks:
+            wb = surface_words(surface, uf, b)
+            if a != b and uf.find(a) != uf.find(b) and len(wb) > len(wa) and wb[-len(wa):] == wa:
+                uf.union(a, b)
+    return sorted((spans[k][0], spans[k][1], label[sums_root(uf, key[k], label)], uf.find(key[k])) for k in kept)
+
+
+def surface_words(surface: dict[str, str], uf: UnionFind, g: str) -> list[str]:
+    return [w for w in _words(surface[g]) if w not in GENERIC_TAIL] or _words(surface[g])
+
+
+def sums_root(uf: UnionFind, key: str, label: dict) -> str:
+    """The group whose class a span takes: its root when the classes were decided (a
+    task merged into another after that keeps the class both had)."""
+    root = uf.find(key)
+    return root if root in label else next(g for g in label if uf.find(g) == root)
+
+
+class SpanClassifier(MatchComponent):
+    def __init__(self, nlp: Language, name: str, threshold: float = 0.5):
+        super().__init__(nlp, name)
+        self.threshold = threshold
+        self.model: SparseSoftmax | None = None
+        self.lexicon = Lexicon()
+        self.word_classes: dict[str, list[int]] = {}
+
+    def match(self, doc: Doc) -> list[tuple[int, int, int, str]]:
+        if self.model is None:
+            self.from_disk(default_model_path())
+        spans, texts, ctx = doc_candidates(doc, self.word_classes)
+        probs = self.model.predict(span_rows(spans, texts, ctx, self.lexicon))
+        return choose(doc, spans, texts, probs, self.threshold)
+
+    def set_annotations(self, doc: Doc, found: list[tuple[int, int, int, str]]) -> None:
+        # Every span of one name carries the name as its kb_id (so that the spans are one
+        # entity downstream): a rule's canonical name for one of them ("SGD" -> "stochastic
+        # gradient descent"), else the shortest of a task's forms, the longest of the others'.
+        kb = {(s.start, s.end, s.label_): s.kb_id_ for g in RULE_GROUPS for s in doc.spans.get(g, []) if s.kb_id_}
+        names: dict[str, str] = {}
+        for i, j, c, g in found:
+            known = kb.get((i, j, LABELS[c]))
+            if known:
+                names[g] = min(names.get(g, known), known)
+        forms: dict[str, list[str]] = {}
+        for i, j, c, g in found:
+            forms.setdefault(g, []).append(doc[i:j].text)
+        for i, j, c, g in found:
+            if g not in names:
+                pick = min if c == 3 else max
+                names[g] = pick(forms[g], key=lambda t: (len(t), t) if c == 3 else (len(t), [-ord(x) for x in t]))
+        doc.spans["kg_learned_proposed"] = [Span(doc, i, j, label="Method", kb_id=names[g])
+                                            for i, j, c, g in found if c == 1]
+        doc.spans["kg_learned"] = [Span(doc, i, j, label=LABELS[c], kb_id=names[g]) for i, j, c, g in found if c != 1]
+
+    def to_disk(self, path, exclude=()) -> None:
+        path = Path(path)
+        self.model.to_disk(path)
+        cfg = json.loads((path / "config.json").read_text(encoding="utf-8"))
+        cfg["threshold"] = self.threshold
+        (path / "config.json").write_text(json.dumps(cfg, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        (path / "lexicon.json").write_text(json.dumps(self.lexicon.to_json(), ensure_ascii=False, sort_keys=True,
+                                                      separators=(",", ":")), encoding="utf-8")
+        (path / "clusters.json").write_text(json.dumps(self.word_classes, ensure_ascii=False, sort_keys=True,
+                                                       separators=(",", ":")), encoding="utf-8")
+
+    def from_disk(self, path, exclude=()) -> SpanClassifier:
+        path = Path(path)
+        self.model = SparseSoftmax.from_disk(path)
+        self.threshold = float(self.model.config.pop("threshold", self.threshold))
+        self.lexicon = Lexicon.from_json(json.loads((path / "lexicon.json").read_text(encoding="utf-8")))
+        classes = path / "clusters.json"
+        self.word_classes = json.loads(classes.read_text(encoding="utf-8")) if classes.exists() else {}
+        return self
+
+
+def default_model_path() -> Path:
+    return Path(str(resources.files("kg") / "resources" / "model"))
+
+
+@Language.factory("kg_span_classifier", default_config={"threshold": 0.5})
+def make_span_classifier(nlp: Language, name: str, threshold: float) -> SpanClassifier:
+    return SpanClassifier(nlp, name, threshold)

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""What the graph of a real corpus shows first: the checks of entity quality at scale.
+
+    python scripts/corpus_check.py [--corpus ../shared/data/corpus/abstracts.jsonl.gz]
+                                   [--venues ml|all] [--min-papers 5] [--top 50] [--workers 2]
+
+Extracts and resolves the corpus's records (by default its ML-venue records: ICML, NIPS,
+ICLR, AISTATS, UAI, COLT, ACML, COLM, CORL, AUTOML, ALT), then prints, among entities
+with at least ``--min-papers`` papers:
+
+- markup or math fragments in a label or alias (``$``, ``\\``, ``{``, ``}``, ``<``, ``(cid:``);
+- pairs of entities of one type whose labels differ only by case, plural or hyphen;
+- acronyms that stand as entities beside an entity of their own expansion;
+- datasets whose label is a generic word;
+
+and the ``--top`` entities of each type by paper count, for a reader to judge.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from kg.extract import extract_records  # noqa: E402
+from kg.extract.learned import initials_match  # noqa: E402
+from kg.ingest import record_from_mapping  # noqa: E402
+from kg.resolve import resolve  # noqa: E402
+
+ML_VENUES = frozenset("ICML NIPS ICLR AISTATS UAI COLT ACML COLM CORL AUTOML ALT".split())
+MARKUP = re.compile(r"[$\\{}<>§]|\(cid:|\^|_\{")
+#: Words that name no dataset: fields, data kinds, evaluation words.
+GENERIC_DATASET_WORDS = frozenset("""
+data dataset datasets benchmark benchmarks corpus corpora supervised unsupervised metrics metric
+computer vision natural language processing images image text video videos speech audio graph graphs
+real-world synthetic simulation experiments results training test validation gps rgb lidar
+""".split())
+
+
+def read_corpus(path: Path, venues: str) -> list:
+    records = []
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for i, line in enumerate(fh):
+            obj = json.loads(line)
+            if venues == "ml" and obj.get("venue", "").rsplit(" ", 1)[0].upper() not in ML_VENUES:
+                continue
+            records.append(record_from_mapping(obj, path, i, i + 1))
+    return records
+
+
+def loose_key(label: str) -> str:
+    """A label without case, hyphens, spaces and a plural ending."""
+    words = re.findall(r"[^\W_]+", label.lower())
+    if words:
+        w = words[-1]
+        words[-1] = w[:-3] + "y" if len(w) > 4 and w.endswith("ies") else w[:-1] if len(w) > 3 and w.endswith("s") \
+            and not w.endswith("ss") else w
+    return "".join(words)
+
+
+def checks(entities: list, counts: Counter, min_papers: int) -> dict:
+    big = [e for e in entities if counts[e.id] >= min_papers]
+    markup = [e for e in big if any(MARKUP.search(f) for f in (e.name, *e.aliases))]
+    by_key = defaultdict(list)
+    for e in big:
+        by_key[(e.type, loose_key(e.name))].append(e)
+    dup = [v for v in by_key.values() if len(v) > 1]
+    longs = defaultdict(list)
+    for e in big:
+        if " " in e.name:
+            longs[e.type].append(e)
+    acronyms = []
+    for e in big:
+        if " " not in e.name and sum(c.isupper() for c in e.name) >= 2:
+            own = [x for x in longs[e.type] if initials_match(e.name, x.name)
+                   and e.name not in x.aliases]
+            if own:
+                acronyms.append((e, own[0]))
+    generic = [e for e in big if e.type == "Dataset" and loose_key(e.name) in {loose_key(w) for w in
+                                                                            GENERIC_DATASET_WORDS}]
+    return {"entities": len(big), "markup": markup, "duplicates": dup, "acronyms": acronyms, "generic": generic}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "data" / "corpus" / "abstracts.jsonl.gz")
+    ap.add_argument("--venues", choices=("ml", "all"), default="ml")
+    ap.add_argument("--min-papers", type=int, default=5)
+    ap.add_argument("--top", type=int, default=50)
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args()
+    t0 = time.time()
+    records = read_corpus(args.corpus, args.venues)
+    print(f"{len(records)} records ({args.venues} venues)", flush=True)
+    extractions = list(extract_records(records, workers=args.workers))
+    print(f"extracted in {time.time() - t0:.0f} s", flush=True)
+    res = resolve(records, extractions)
+    counts: Counter = Counter()
+    for r in res.relations:
+        if r.predicate in ("proposes", "usesMethod", "addressesTask", "usesDataset"):
+            counts[r.object] += 1
+    c = checks(res.entities, counts, args.min_papers)
+    print(f"\nentities with {args.min_papers}+ papers: {c['entities']}")
+    print(f"markup or math fragments: {len(c['markup'])}", [e.name for e in c["markup"]][:20])
+    print(f"labels differing only by case, plural or hyphen: {len(c['duplicates'])}",
+          [[e.name for e in v] for v in c["duplicates"]][:20])
+    print(f"acronyms beside their own expansion: {len(c['acronyms'])}",
+          [(a.name, b.name) for a, b in c["acronyms"]][:20])
+    print(f"generic words as datasets: {len(c['generic'])}", [e.name for e in c["generic"]])
+    for type_ in ("Method", "Task", "Dataset"):
+        top = sorted((e for e in res.entities if e.type == type_), key=lambda e: (-counts[e.id], e.id))[:args.top]
+        print(f"\ntop {args.top} {type_.lower()}s:")
+        print("; ".join(f"{e.name} ({counts[e.id]})" for e in top))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""The span classifier: trained on a tiny annotated set, saved and loaded the spaCy way;
+the shipped model loads offline and gives the same output on every run."""
+import socket
+
+import numpy
+import pytest
+
+from kg.extract.learned import default_model_path
+from kg.extract.pipeline import make_nlp
+from kg.extract.training import Gold, cross_validate, parse, predict, train_model
+from kg.model import Record
+
+#: Sentences written for this test: made-up names in the ordinary phrasings of abstracts.
+TINY = [
+    ("We propose ZorbNet, a network for leaf counting. ZorbNet is evaluated on the Quuxset dataset.",
+     {"methods_proposed": [["ZorbNet"]], "tasks": [["leaf counting"]], "datasets": [["Quuxset"]]}),
+    ("We introduce BlipFormer for leaf counting and compare it with ZorbNet on Quuxset.",
+     {"methods_proposed": [["BlipFormer"]], "methods_used": [["ZorbNet"]], "tasks": [["leaf counting"]],
+      "datasets": [["Quuxset"]]}),
+    ("Experiments on Quuxset and Flarbset show that ZorbNet improves stem detection.",
+     {"methods_used": [["ZorbNet"]], "tasks": [["stem detection"]], "datasets": [["Quuxset"], ["Flarbset"]]}),
+    ("We present GlimNet, trained on Flarbset for stem detection, and compare it with BlipFormer.",
+     {"methods_proposed": [["GlimNet"]], "methods_used": [["BlipFormer"]], "tasks": [["stem detection"]],
+      "datasets": [["Flarbset"]]}),
+    ("Stem detection is hard. We propose TrelNet and test it on Quuxset against GlimNet.",
+     {"methods_proposed": [["TrelNet"]], "methods_used": [["GlimNet"]], "tasks": [["stem detection"]],
+      "datasets": [["Quuxset"]]}),
+    ("Leaf counting matters. We introduce VorpNet, which beats ZorbNet on Flarbset.",
+     {"methods_proposed": [["VorpNet"]], "methods_used": [["ZorbNet"]], "tasks": [["leaf counting"]],
+      "datasets": [["Flarbset"]]}),
+]
+
+
+def tiny_items():
+    items = []
+    for k, (text, gold) in enumerate(TINY):
+        rec = Record(doc=f"tiny#{k}", abstract=text, source="tiny", index=k)
+        items.append(("dev", rec, Gold.from_json({"doc": rec.doc, **gold})))
+    return items
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    nlp = make_nlp()
+    return nlp, parse(nlp, tiny_items())
+
+
+def test_labels_come_from_the_gold_forms(tiny):
+    _, data = tiny
+    d = data[0]
+    label = dict(zip(d.texts, d.labels))
+    assert label["ZorbNet"] == 1 and label["Quuxset"] == 4 and label["leaf counting"] == 3
+    assert label["network"] == 0
+
+
+def test_training_is_deterministic_and_round_trips_through_disk(tiny, tmp_path):
+    nlp, data = tiny
+    a, lex, n = train_model(data, epochs=3)
+    b, _, _ = train_model(data, epochs=3)
+    assert n > 0 and a.features == b.features and numpy.array_equal(a.weights, b.weights)
+    clf = nlp.get_pipe("kg_span_classifier")
+    clf.model, clf.lexicon = a, lex
+    clf.to_disk(tmp_path / "model")
+    fresh = make_nlp().get_pipe("kg_span_classifier").from_disk(tmp_path / "model")
+    assert fresh.model.features == a.features
+    assert numpy.array_equal(fresh.model.weights, a.weights)
+    assert fresh.lexicon.to_json() == lex.to_json()
+
+
+def test_a_model_trained_on_tiny_data_finds_what_it_learned(tiny):
+    nlp, data = tiny
+    clf = nlp.get_pipe("kg_span_classifier")
+    clf.model, clf.lexicon, _ = train_model(data, epochs=20)
+    new = parse(nlp, [("dev", Record(doc="new#0", abstract="We evaluate ZorbNet and GlimNet on Quuxset for leaf "
+                                     "counting.", source="new", index=0), Gold("new#0"))])
+    (ex,) = predict(clf, new)
+    found = {(e.type, e.name) for e in ex.entities}
+    assert ("Dataset", "Quuxset") in found
+    assert ("Method", "ZorbNet") in found and ("Method", "GlimNet") in found
+
+
+def test_cross_validation_predicts_every_record_once(tiny):
+    nlp, data = tiny
+    clf = make_nlp().get_pipe("kg_span_classifier")
+    preds = cross_validate(clf, data, folds=2, epochs=2)
+    assert sorted(doc for _, doc in preds) == sorted(d.gold.doc for d in data)
+
+
+def test_the_shipped_model_loads_and_runs_without_network(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise OSError("no network in this test")
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    assert (default_model_path() / "weights.npy").exists()
+    from kg.extract import _first_pass
+
+    text = "We propose GridFormer for semantic segmentation and evaluate it on Cityscapes."
+    first = _first_pass([(text, 0)], nlp=make_nlp())[0][0]
+    second = _first_pass([(text, 0)], nlp=make_nlp())[0][0]
+    assert first == second
+    assert {e.type for e in first.entities} >= {"Method", "Dataset"}
