@@ -107,5 +107,6 @@ def records_from_jsonl(path) -> list:
         if line.strip():
             d = json.loads(line)
             d["code"] = tuple(d.get("code") or ())
+            d["keywords"] = tuple(d.get("keywords") or ())
             out.append(Record(**d))
     return out

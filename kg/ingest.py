@@ -182,6 +182,25 @@ def _year(value, venue: str | None) -> int | None:
     return None
 
 
+def _keywords(value) -> tuple[str, ...]:
+    """Author keywords: a list, or one string separated by ``;`` (or ``,`` when it has no
+    ``;``); spaces squashed, duplicates dropped.
+
+    >>> _keywords("geometric consistency;relative pose; RGB-D")
+    ('geometric consistency', 'relative pose', 'RGB-D')
+    >>> _keywords(["GANs", "GANs", " "])
+    ('GANs',)
+    """
+    if not value:
+        return ()
+    if isinstance(value, str):
+        value = value.split(";") if ";" in value else value.split(",")
+    elif not isinstance(value, (list, tuple)):
+        return ()
+    out = [squash_spaces(str(v)) for v in value if v is not None]
+    return tuple(dict.fromkeys(v for v in out if v))
+
+
 def record_from_mapping(obj, path: Path, index: int, line: int, source: str | None = None) -> Record:
     """A :class:`Record` from a JSON / CSV mapping, or an :class:`InputError`. ``source``:
     ``source_name(path)``, which a reader of many records passes once worked out."""
@@ -197,8 +216,9 @@ def record_from_mapping(obj, path: Path, index: int, line: int, source: str | No
         code_field = re.split(r"[\s,;]+", code_field)
     code = tuple(c for c in (str(x).strip() for x in code_field) if c)
     title, url = _str(obj.get("title")), _str(obj.get("url"))
+    keywords = _keywords(obj.get("keywords"))
     try:  # a lone surrogate (JSON's "\\ud800") is no text: no output file could hold it
-        "\x00".join(filter(None, (abstract, rid, title, venue, url, *code))).encode("utf-8")
+        "\x00".join(filter(None, (abstract, rid, title, venue, url, *code, *keywords))).encode("utf-8")
     except UnicodeEncodeError as exc:
         raise InputError(path, f"record {index} holds a lone surrogate (U+{ord(exc.object[exc.start]):04X}), "
                                "which is not Unicode text", line) from None
@@ -213,6 +233,7 @@ def record_from_mapping(obj, path: Path, index: int, line: int, source: str | No
         year=_year(obj.get("year"), venue),
         url=url,
         code=code,
+        keywords=keywords,
     )
 
 

@@ -41,6 +41,7 @@ class Record:
     year: int | None = None
     url: str | None = None
     code: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
 
 
 class Mention(NamedTuple):

@@ -95,7 +95,12 @@ def main() -> int:
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     ap.add_argument("--folds", type=int, default=5, help="0: no cross-validation")
     ap.add_argument("--epochs", type=int, default=12)
-    ap.add_argument("--threshold", type=float, default=0.5)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threshold", type=float, default=0.5, help="the least score of a kept span")
+    ap.add_argument("--rule-floor", type=float, default=1.0,
+                    help="keep a proposal rule's name the classifier scores at least this (1: never)")
+    ap.add_argument("--length-bonus", type=float, default=0.1,
+                    help="what a longer span gains a token over a shorter one inside it")
     ap.add_argument("--classes", type=Path, help="word classes computed before (JSON), instead of from the corpus")
     ap.add_argument("--no-save", action="store_true", help="cross-validate only")
     ap.add_argument("--dump", type=Path, help="write the cross-validated predictions here")
@@ -103,7 +108,8 @@ def main() -> int:
     t0 = time.time()
     nlp = make_nlp()
     classifier = nlp.get_pipe("kg_span_classifier")
-    classifier.threshold = args.threshold
+    classifier.threshold, classifier.rule_floor = args.threshold, args.rule_floor
+    classifier.length_bonus = args.length_bonus
     if args.classes:
         classifier.word_classes = json.loads(args.classes.read_text(encoding="utf-8"))
     else:
@@ -113,12 +119,12 @@ def main() -> int:
     print(f"{len(data)} annotated records, {sum(len(d.spans) for d in data)} candidates, candidate recall "
           f"{candidate_recall(data):.3f} ({time.time() - t0:.0f} s)", flush=True)
     if args.folds:
-        preds = cross_validate(classifier, data, args.folds, args.epochs, progress=lambda k, n, f: print(
+        preds = cross_validate(classifier, data, args.folds, args.epochs, seed=args.seed, progress=lambda k, n, f: print(
             f"fold {k}: {n} examples, {f} features ({time.time() - t0:.0f} s)", flush=True))
         print(f"\n{args.folds}-fold cross-validation (each record scored by a model that never saw it):")
         report(args.shared, preds, args.dump)
     if not args.no_save:
-        classifier.model, classifier.lexicon, n = train_model(data, args.epochs)
+        classifier.model, classifier.lexicon, n = train_model(data, args.epochs, args.seed)
         out = default_model_path()
         classifier.to_disk(out)
         size = sum(p.stat().st_size for p in out.iterdir())

@@ -1,5 +1,8 @@
 """Each cue family of extraction, pinned on sentences written for the tests
-(none copied from the dev abstracts)."""
+(none copied from the dev abstracts). Where a test reads the rules' own marks
+(``rule_forms``), it pins a rule component: its marks are features of the trained span
+classifier, which decides what the extraction keeps (its quality is measured by
+cross-validation, ``scripts/evaluate.py``, not on single sentences)."""
 import pytest
 
 from kg.extract import extract_records, extract_text
@@ -8,6 +11,21 @@ from kg.model import Record
 
 def forms(ex, type_, role=None):
     return {f.lower() for e in ex.of(type_, role) for f in (e.name, *e.aliases)}
+
+
+def rule_forms(text, groups, label=None, title=None):
+    """What the rule components mark (their marks are features of the span classifier,
+    which decides): the lower-case texts of the spans of ``groups``."""
+    from kg.extract import _TITLE_SEP, get_nlp
+
+    nlp = get_nlp()
+    full, tlen = (title + _TITLE_SEP + text, len(title) + len(_TITLE_SEP)) if title else (text, 0)
+    doc = nlp.make_doc(full)
+    doc._.kg_title_len = tlen
+    for name, proc in nlp.pipeline:
+        if name != "kg_span_classifier":
+            doc = proc(doc)
+    return {s.text.lower() for g in groups for s in doc.spans.get(g, []) if label is None or s.label_ == label}
 
 
 # ------------------------------------------------------------------ used methods
@@ -46,7 +64,7 @@ def test_lexicon_spellings_merge_in_one_abstract():
     ("We release the Coral Reef Survey Dataset (CRSD) for segmentation.", {"coral reef survey dataset", "crsd"}),
 ])
 def test_dataset_cues(text, names):
-    assert names <= forms(extract_text(text), "Dataset")
+    assert names <= rule_forms(text, ("kg_cues", "kg_gazetteer", "kg_defined"), "Dataset")
 
 
 def test_unnamed_data_is_not_a_dataset():
@@ -96,13 +114,13 @@ def test_broad_fields_are_not_tasks():
     ("By introducing Marigold, a novel depth model, we close the gap.", "Marigold"),
 ])
 def test_more_proposal_cues(text, name):
-    assert name.lower() in forms(extract_text(text), "Method", "proposed")
+    assert name.lower() in rule_forms(text, ("kg_proposed",))
 
 
 def test_a_term_used_before_the_proposal_is_not_the_new_name():
     text = ("Federated Feature Screening (FFS) is a common setup. "
             "We propose an FFS framework that cuts communication.")
-    assert forms(extract_text(text), "Method", "proposed") == set()
+    assert rule_forms(text, ("kg_proposed",)) == set()
 
 
 def test_initials_give_the_full_long_form():
@@ -125,4 +143,4 @@ def test_names_defined_in_one_paper_are_found_in_another():
     ("Be a Goldfish: Forgetting Bad Tokens", "We study forgetting.", set()),
 ])
 def test_title_prefix_names(title, abstract, expected):
-    assert forms(extract_text(abstract, title=title), "Method", "proposed") == expected
+    assert rule_forms(abstract, ("kg_proposed",), title=title) == expected

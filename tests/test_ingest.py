@@ -51,6 +51,36 @@ def test_jsonl_records_use_their_fields(tmp_path):
     assert (b.doc, b.year, b.line) == ("r.jsonl#1", 2024, 3)
 
 
+def test_author_keywords_are_read_and_kept(tmp_path):
+    p = write(tmp_path / "k.jsonl",
+              '{"id": "a", "abstract": "A one.", "keywords": "geometric consistency;relative pose; RGB-D"}\n'
+              '{"id": "b", "abstract": "A two.", "keywords": ["GANs", "GANs", "image synthesis"]}\n'
+              '{"id": "c", "abstract": "A three."}\n')
+    a, b, c = read_file(p)
+    assert a.keywords == ("geometric consistency", "relative pose", "RGB-D")
+    assert b.keywords == ("GANs", "image synthesis") and c.keywords == ()
+    from kg.graphio import records_from_jsonl, records_to_jsonl
+
+    out = tmp_path / "records.jsonl"
+    out.write_text(records_to_jsonl([a, b, c]), encoding="utf-8")
+    assert records_from_jsonl(out) == [a, b, c]
+
+
+def test_keywords_are_evidence_not_text():
+    from kg.extract import _text_of, extract_records
+    from kg.model import Record
+
+    abstract = "We study relative pose estimation from RGB-D images with RANSAC."
+    plain = Record(doc="p", abstract=abstract, source="s", index=0, title="Relative Pose")
+    with_kw = Record(doc="k", abstract=abstract, source="s", index=1, title="Relative Pose",
+                     keywords=("relative pose estimation", "RANSAC"))
+    assert _text_of(plain)[0] != _text_of(with_kw)[0]  # a record's keywords are part of its cache identity
+    for ex in extract_records([with_kw]):
+        for m in ex.mentions:
+            text = with_kw.title if m.source.endswith("@title") else abstract
+            assert text[m.start:m.end] == m.text  # keywords never shift or receive a mention
+
+
 def test_json_array_and_csv(tmp_path):
     j = write(tmp_path / "r.json", '[{"id": "a", "abstract": "x y"}, {"id": "b", "abstract": "z"}]')
     assert [r.doc for r in read_file(j)] == ["a", "b"]

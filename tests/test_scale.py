@@ -64,15 +64,17 @@ def _defining(i: int, name: str) -> Record:
 
 
 def _using(i: int, names: str) -> Record:
-    return Record(doc=f"u{i}", abstract=f"We study robust training. Our experiments compare {names} and "
-                  f"report results for semantic segmentation (case {i}).", source="t", index=2000 + i)
+    # phrased so that the first pass misses the first name (the shipped model does): the
+    # corpus-name pass must add it where a paper of the corpus defines it
+    return Record(doc=f"u{i}", abstract=f"Robust training is studied here ({i}); see {names} in the appendix.",
+                  source="t", index=2000 + i)
 
 
 def test_corpus_name_pass_reuses_stored_results_that_still_hold(tmp_path):
     """Names defined by added or dropped papers reach (or leave) exactly the texts they
     should: with a cache, each corpus gets what a run without one gives."""
     cache = ExtractionCache(tmp_path)
-    users = [_using(i, "ZorbNet and QuillFormer") for i in range(3)] + [_using(9, "plain baselines")]
+    users = [_using(i, "QuillFormer and ZorbNet") for i in range(3)] + [_using(9, "plain baselines")]
     base = corpus(40) + users + [_defining(1, "QuillFormer")]
     grown = base + [_defining(2, "ZorbNet")]  # a new name, used by texts already built
     # a first definer with an expansion: QuillFormer's lexicon entry changes, its texts gain the long form
@@ -213,7 +215,7 @@ def test_corpus_name_pass_in_a_forked_child_gives_what_it_gives_here(tmp_path):
     identities of the pass run here, and the child's cache writes serve the next build."""
     from kg.extract import extract_first
 
-    users = [_using(i, "ZorbNet and QuillFormer") for i in range(3)] + [_using(9, "plain baselines")]
+    users = [_using(i, "QuillFormer and ZorbNet") for i in range(3)] + [_using(9, "plain baselines")]
     base = corpus(40) + users + [_defining(1, "QuillFormer")]
     grown = base + [_defining(2, "ZorbNet")]  # a new name: texts already built gain it
     here_cache, child_cache = ExtractionCache(tmp_path / "here"), ExtractionCache(tmp_path / "child")

@@ -15,20 +15,25 @@ from ..model import Extraction, Record
 from .cache import decode, decode_added, encode, encode_added
 from .propagate import (_pattern, add_entities, build_lexicon, changed_forms, lexicon_digest, lexicon_json,
                         propagate, substring_regex)
-from .normalize import normalize_record
+from .normalize import KEYWORDS_MARK, normalize_record
 from .version import PIPELINE_VERSION
 
 __all__ = ["extract_records", "extract_first", "CorpusPass", "extract_text", "PIPELINE_VERSION", "make_nlp", "get_nlp"]
 
-_TITLE_SEP = ".\n"
+_TITLE_SEP = ". "
 
 
 def _text_of(rec: Record) -> tuple[str, int]:
-    """The text the pipeline reads and the length of its title prefix."""
+    """The text the pipeline reads and the length of its title prefix. Author keywords
+    ride behind the abstract (:data:`~kg.extract.normalize.KEYWORDS_MARK`): the text is
+    a record's identity for the caches, and keywords are evidence of its extraction."""
+    text, tlen = rec.abstract, 0
     if rec.title:
         title = rec.title.rstrip(". ")
-        return title + _TITLE_SEP + rec.abstract, len(title) + len(_TITLE_SEP)
-    return rec.abstract, 0
+        text, tlen = title + _TITLE_SEP + rec.abstract, len(title) + len(_TITLE_SEP)
+    if rec.keywords:
+        text += KEYWORDS_MARK + "; ".join(rec.keywords)
+    return text, tlen
 
 
 _LONG_RUN = re.compile(r"\S{%d,}" % 200)
@@ -66,13 +71,14 @@ def _first_pass(items: list[tuple[str, int]], batch_size: int = 64, nlp=None) ->
     cleaned = [normalize_record(text, tlen, _TITLE_SEP) for text, tlen in items]
 
     def gen():
-        for clean, tlen, _, _ in cleaned:
+        for clean, tlen, _, _, keywords in cleaned:
             doc = nlp.make_doc(tokenizer_safe(clean))
             doc._.kg_title_len = tlen
+            doc._.kg_keywords = keywords
             yield doc
 
     out = []
-    for doc, (_, tlen, tmap, amap) in zip(nlp.pipe(gen(), batch_size=batch_size), cleaned):
+    for doc, (_, tlen, tmap, amap, _) in zip(nlp.pipe(gen(), batch_size=batch_size), cleaned):
         sents = [(s.start_char - tlen, s.end_char - tlen) for s in sentences(doc) if s.start_char >= tlen]
         out.append(remap(assemble(doc, "", offset=tlen, title_len=tlen), sents, tmap, amap))
     return out

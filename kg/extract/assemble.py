@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 
+from spacy.attrs import IDX
 from spacy.tokens import Doc
 
 from ..model import DocEntity, Extraction, Mention
@@ -18,7 +19,7 @@ from .._unionfind import UnionFind
 from ..text import compact_key, occurrences
 from .components import folded_text, sentences
 from .shapes import Taken
-from .tokens import doc_text
+from .tokens import doc_text, token_texts
 
 #: Span groups in priority order, with the role they give a method.
 GROUPS = (("kg_learned_proposed", "proposed"), ("kg_learned", "used"))
@@ -98,6 +99,7 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     for p in picked:
         grouped.setdefault(uf.find(compact_key(p[2])), []).append(p)
 
+    proper = proper_words(doc, title_len)
     entities = []
     for root, members in grouped.items():
         type_ = min((m[3] for m in members), key=lambda t: _TYPE_ORDER.get(t, 9))
@@ -110,7 +112,7 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
             if m[2].lower() not in {x.lower() for x in surface}:
                 surface.append(m[2])
         names = sorted(canon[k] for k in uf.parent if k in canon and uf.find(k) == root)
-        name = _canonical(surface, type_, role, names[0] if names and role != "proposed" else None)
+        name = _canonical(surface, type_, role, names[0] if names and role != "proposed" else None, proper)
         aliases = tuple(s for s in surface if s.lower() != name.lower())
         mentions = tuple(mention(m[0], m[1], m[2], type_, role, m[5]) for m in members)
         entities.append(DocEntity(type=type_, name=name, aliases=aliases, role=role, mentions=mentions))
@@ -128,22 +130,50 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     return Extraction(doc=doc_id, entities=tuple(entities), github=tuple(github), mentions=tuple(all_mentions))
 
 
-def task_case(name: str) -> str:
-    """Task names in lower case, acronyms kept: "Test-Time Adaptation" -> "test-time adaptation".
+def task_case(name: str, proper: frozenset = frozenset()) -> str:
+    """Task names in lower case, acronyms kept, and ``proper`` words (lower-cased: the
+    words the text capitalizes inside its sentences, "Bayesian") capitalized.
 
     >>> task_case("Instruction Tuning for LLMs in 3D")
     'instruction tuning for LLMs in 3D'
+    >>> task_case("bayesian Inference", frozenset({"bayesian"}))
+    'Bayesian inference'
     """
     def word(w: str) -> str:
         core = w.replace("-", "")
-        return w if sum(c.isupper() for c in core) > 1 or any(c.isdigit() for c in w) else w.lower()
+        if sum(c.isupper() for c in core) > 1 or any(c.isdigit() for c in w):
+            return w
+        return "-".join(p[:1].upper() + p[1:].lower() if p.lower() in proper else p.lower() for p in w.split("-"))
     return " ".join(word(w) for w in name.split())
 
 
-def _canonical(surface: list[str], type_: str, role: str, lexical: str | None = None) -> str:
+def proper_words(doc: Doc, title_len: int) -> frozenset:
+    """Capitalized words the abstract writes inside a sentence (not at its start, not in
+    the title), lower-cased: names of people and places that stay capitalized in a label."""
+    texts, _ = token_texts(doc)
+    starts = {s.start for s in sentences(doc)}
+    first = 0
+    if title_len:  # the first token of the abstract
+        idx = doc.to_array([IDX]).tolist() if len(doc) else []
+        first = next((i for i, x in enumerate(idx) if x >= title_len), len(texts))
+    out = set()
+    for i in range(first + 1, len(texts)):
+        t = texts[i]
+        if not t[:1].isupper() or i in starts or texts[i - 1] in (":", ".", "\n", "(", '"', "\u201c"):
+            continue
+        if texts[i - 1][:1].isupper() or (i + 1 < len(texts) and texts[i + 1][:1].isupper()):
+            continue  # a word of a Title Case name ("Feature Shift Localization Network")
+        for p in t.split("-"):
+            if len(p) > 1 and p[0].isupper() and p[1:].islower():
+                out.add(p.lower())
+    return frozenset(out)
+
+
+def _canonical(surface: list[str], type_: str, role: str, lexical: str | None = None,
+               proper: frozenset = frozenset()) -> str:
     """The entity's name: the lexicon's canonical name when there is one, a
     proposed method's short name (the paper's own acronym), else the longest form.
-    Task names are lower case."""
+    Task names are lower case but for the words the text capitalizes."""
     if lexical:
         name = lexical
     elif len(surface) == 1:
@@ -151,7 +181,7 @@ def _canonical(surface: list[str], type_: str, role: str, lexical: str | None = 
     else:
         by_len = sorted(surface, key=lambda s: (len(s), s))
         name = by_len[0] if role == "proposed" else by_len[-1]
-    return task_case(name) if type_ == "Task" else name
+    return task_case(name, proper) if type_ == "Task" else name
 
 
 def remap(ex: Extraction, sents: list, title_map, abstract_map) -> tuple[Extraction, list]:

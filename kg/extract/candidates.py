@@ -91,10 +91,16 @@ def candidate_spans(doc: Doc, max_len: int = MAX_LEN) -> list[tuple[int, int]]:
         for i in range(s, e):
             if not _edge_ok(texts[i], lowers[i]):
                 continue
+            opened = 0  # "(" not closed yet inside the run ("SurvSHAP(t)", "Adam(W)")
             for j in range(i + 1, min(e, i + max_len) + 1):
                 t, lw = texts[j - 1], lowers[j - 1]
+                if j - 1 > i and t == ")" and opened > 0:
+                    out.append((i, j))
+                    opened -= 1
+                    continue
                 if j - 1 > i and _breaks(t, lw) and lw not in INNER:
                     break
+                opened += t.count("(") - t.count(")")
                 if _edge_ok(t, lw):
                     out.append((i, j))
     return out
@@ -175,6 +181,23 @@ def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = fr
                       [word_classes.get(w) for w in lowers] if word_classes else [None] * len(lowers))
 
 
+_APPOS_OPEN = frozenset("a an the our this which".split())
+_APPOS_END = frozenset(", . ; : ( ) that which for of to with on in by from is are was were using".split())
+
+
+def apposition_head(lowers: list[str], j: int) -> int:
+    """The index of the last word of an apposition right after ``j`` ("X, a novel
+    generative model, ..." -> "model"), or -1."""
+    if j + 2 >= len(lowers) or lowers[j] != "," or lowers[j + 1] not in _APPOS_OPEN:
+        return -1
+    last = -1
+    for k in range(j + 2, min(len(lowers), j + 9)):
+        if lowers[k] in _APPOS_END:
+            break
+        last = k
+    return last
+
+
 def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[str]:
     """The features of the candidate ``[i, j)`` whose text is ``text``; ``lexicon(key)``
     gives learned-lexicon features of its compact key (a list of strings)."""
@@ -196,6 +219,13 @@ def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[s
         "sh0=" + sh0, "shl=" + shl,
     ]
     cls = ctx.classes
+    head = apposition_head(lowers, j)
+    if head >= 0:
+        f.append("ap=" + ctx.lasts[head])
+        if cls[head] is not None:
+            f.append(f"apc={cls[head][1]}")
+    if i >= 2 and lowers[i - 1] == ",":
+        f.append("bp=" + ctx.lasts[i - 2])
     for tag, k in (("cf", i), ("cl", j - 1), ("cp", i - 1), ("cx", j)):
         c = cls[k] if 0 <= k < len(cls) else None
         if c is not None:
@@ -218,6 +248,8 @@ def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[s
         f.append("cue_sent|sh=" + sh0)
     if prev == "(" and nxt == ")":
         f.append("paren")
+    if text.count("(") != text.count(")"):
+        f.append("unbalanced")
     rule_tokens = ctx.rule_tokens
     exact = ctx.rule_spans.get((i, j))
     if exact:

@@ -1,8 +1,10 @@
 """A multinomial logistic regression over sparse string features, in numpy.
 
 Small, deterministic and fast to apply: the weights of a candidate's features are summed
-and put through a softmax. Trained by mini-batch AdaGrad with a fixed seed; saved the
-spaCy way, as a folder (``config.json``, ``features.json``, ``weights.npy``).
+and put through a softmax. Trained by mini-batch AdaGrad with a fixed seed, the weights
+averaged over the second half of the epochs (less sensitive to the order of the
+examples); saved the spaCy way, as a folder (``config.json``, ``features.json``,
+``weights.npy``).
 """
 from __future__ import annotations
 
@@ -29,19 +31,23 @@ class SparseSoftmax:
         return [k for k in (get(f) for f in feats) if k is not None]
 
     def predict(self, rows: list[list[str]]) -> numpy.ndarray:
-        """Class probabilities, one row per feature list."""
+        """Class probabilities, one row per feature list (unknown features weigh nothing)."""
         if not rows:
             return numpy.zeros((0, len(self.classes)), "float32")
         get = self.features.get
+        zero = len(self.features)  # the row of zeros after the weights
         flat: list[int] = []
         starts: list[int] = []
         for r in rows:
             starts.append(len(flat))
-            flat.extend(k for k in map(get, r) if k is not None)
-        if not flat or len(set(starts)) < len(starts) or starts[-1] == len(flat):
-            return _softmax(_logits(self.weights, [self.index(r) for r in rows]))  # a row without known features
-        logits = numpy.add.reduceat(self.weights[flat], starts, axis=0)
-        return _softmax(logits)
+            flat.extend([get(f, zero) for f in r] or [zero])
+        weights = self._padded()
+        return _softmax(numpy.add.reduceat(weights[flat], starts, axis=0))
+
+    def _padded(self) -> numpy.ndarray:
+        if getattr(self, "_pad", None) is None or self._pad.shape[0] != self.weights.shape[0] + 1:
+            self._pad = numpy.vstack([self.weights, numpy.zeros((1, self.weights.shape[1]), self.weights.dtype)])
+        return self._pad
 
     # ----------------------------------------------------------------- training
 
@@ -63,7 +69,9 @@ class SparseSoftmax:
         rng = numpy.random.default_rng(seed)
         order = numpy.arange(len(idx))
         eye = numpy.eye(len(classes))
-        for _ in range(epochs):
+        avg = numpy.zeros_like(W)
+        averaged = 0
+        for epoch in range(epochs):
             rng.shuffle(order)
             for a in range(0, len(order), batch):
                 rows_b = [idx[k] for k in order[a:a + batch]]
@@ -76,7 +84,10 @@ class SparseSoftmax:
                 grad += l2 * W[touched]
                 G[touched] += grad * grad
                 W[touched] -= lr * grad / numpy.sqrt(G[touched])
-        model.weights = W.astype("float32")
+            if epoch >= epochs // 2:  # the mean of the second half's epochs: steadier than the last
+                avg += W
+                averaged += 1
+        model.weights = (avg / max(averaged, 1)).astype("float32")
         return model
 
     # ----------------------------------------------------------------- disk

@@ -12,6 +12,7 @@ Extensions and span groups set on the ``Doc``:
   (component ``kg_abbreviations``).
 - ``Doc._.kg_title_len``: number of characters of a title prepended to the
   abstract (set by the caller; 0 when there is none).
+- ``Doc._.kg_keywords``: the record's author keywords (set by the caller).
 - ``doc.spans["kg_proposed"]``: method names the paper introduces, label
   ``Method`` (component ``kg_proposals``).
 - ``doc.spans["kg_defined"]``: abbreviation definitions typed by their head
@@ -32,7 +33,7 @@ from .abbreviations import find_abbreviations
 from .tokens import doc_text
 from .lexicon import lookup, task_heads
 
-for _name, _default in (("kg_github", None), ("kg_abbreviations", None), ("kg_title_len", 0)):
+for _name, _default in (("kg_github", None), ("kg_abbreviations", None), ("kg_title_len", 0), ("kg_keywords", ())):
     if not Doc.has_extension(_name):
         Doc.set_extension(_name, default=_default)
 

@@ -28,7 +28,8 @@ from ..text import compact_key, norm_words
 from .candidates import candidate_spans, doc_context, span_features
 from .classifier import SparseSoftmax
 from .components import MatchComponent
-from .tokens import doc_text
+from .lexicon import lookup
+from .tokens import doc_text, token_texts
 
 RULE_GROUPS = ("kg_proposed", "kg_defined", "kg_tasks", "kg_gazetteer", "kg_cues")
 LABELS = {1: "Method", 2: "Method", 3: "Task", 4: "Dataset"}
@@ -69,6 +70,11 @@ class Lexicon:
             out.append("lx0")
         return out
 
+    def known(self, key: str) -> bool:
+        """Whether some annotated record gave ``key`` a class."""
+        row = self.annotated.get(key)
+        return row is not None and any(row[1:])
+
     def to_json(self) -> dict:
         keep = sorted(k for k, row in self.annotated.items() if any(row[1:]))
         return {k: [self.seen.get(k, 0), *self.annotated[k][1:]] for k in keep}
@@ -98,18 +104,25 @@ def doc_candidates(doc: Doc, word_classes: dict | None = None) -> tuple[list[tup
         for s in doc.spans.get(g, []):
             spans.add((s.start, s.end))
     spans = sorted(spans)
-    ctx = doc_context(doc, RULE_GROUPS, word_classes=word_classes)
+    keywords = frozenset(compact_key(p) for k in doc._.kg_keywords or () for p in (k, *k.split(":")) if p.strip())
+    ctx = doc_context(doc, RULE_GROUPS, keywords=keywords, word_classes=word_classes)
     full = doc_text(doc)
     bounds = doc.to_array([IDX, LENGTH]).tolist() if len(doc) else []
     texts = [full[bounds[i][0]:bounds[j - 1][0] + bounds[j - 1][1]] for i, j in spans]
     counts = ctx.counts
     flags = ctx.key_flags
     lowers, shapes = ctx.lowers, ctx.shapes
+    first_sent = ctx.sent_of[ctx.title_end] if ctx.title_end < len(lowers) else -1
+    last_sent = ctx.sent_of[-1] if lowers else -1
     for (i, j), t in zip(spans, texts):
         k = compact_key(t)
         counts[k] = counts.get(k, 0) + 1
         f = flags.setdefault(k, set())
         f.add("in_title" if i < ctx.title_end else "in_abs")
+        if ctx.sent_of[i] == first_sent:
+            f.add("in_first")
+        elif ctx.sent_of[i] == last_sent:
+            f.add("in_last")
         if i >= ctx.title_end and ctx.sent_of[i] in ctx.cue_sents:
             f.add("in_cue")
         if all(x == "x" for x in shapes[i:j]):
@@ -123,6 +136,22 @@ def doc_candidates(doc: Doc, word_classes: dict | None = None) -> tuple[list[tup
     return spans, texts, ctx
 
 
+def kept_candidates(spans, texts, ctx, lexicon: Lexicon) -> list[int]:
+    """The candidates worth scoring: a rule's span, a span with a capital, digit or
+    symbol, a lower-case run of two to four words; a lower-case single word or run of
+    five or more only when the annotated records or the gazetteers know it (others are
+    names one time in two hundred, and a third of all candidates)."""
+    keep = []
+    shapes, rule_spans = ctx.shapes, ctx.rule_spans
+    for k, ((i, j), t) in enumerate(zip(spans, texts)):
+        n = j - i
+        if (n == 1 or n >= 5) and (i, j) not in rule_spans and all(x == "x" for x in shapes[i:j]) \
+                and not lexicon.known(compact_key(t)) and not lookup(t):
+            continue
+        keep.append(k)
+    return keep
+
+
 def span_rows(spans, texts, ctx, lexicon: Lexicon) -> list[list[str]]:
     """The features of each candidate."""
     feats = lexicon.features
@@ -132,7 +161,7 @@ def span_rows(spans, texts, ctx, lexicon: Lexicon) -> list[list[str]]:
 #: Words that end a name without changing what it names ("the dynamic pricing problem").
 GENERIC_TAIL = frozenset("problem problems task tasks method methods model models framework frameworks approach "
                          "approaches algorithm algorithms technique techniques strategy scheme setting settings "
-                         "system systems".split())
+                         "system systems dataset datasets benchmark benchmarks corpus corpora".split())
 _SMALL = frozenset("of for and the a an in on with to via by from".split())
 
 
@@ -190,24 +219,36 @@ def group_key(text: str) -> str:
     return "".join(words)
 
 
-def choose(doc: Doc, spans, texts, probs, threshold: float) -> list[tuple[int, int, int, str]]:
+def choose(doc: Doc, spans, texts, probs, threshold: float, rule_floor: float = 1.0, length_bonus: float = 0.0
+           ) -> list[tuple[int, int, int, str]]:
     """(start, end, class, group) of the spans kept: the best-scoring first, none
     overlapping one kept before. The spans of one name get one class, that of the name's
     summed probabilities (a method is proposed when one of its spans says so more than
     any says used), and one group: a text shared by its spans. One name: the same
     :func:`group_key`, an acronym and its expansion, or for tasks one name ending
     another ("graph anomaly detection", "anomaly detection")."""
-    order = sorted(range(len(spans)), key=lambda k: (probs[k][0], spans[k]))
+    # best first; a longer span gains ``length_bonus`` a token over a shorter one inside it
+    order = sorted((k for k in range(len(spans)) if 1.0 - probs[k][0] >= threshold),
+                   key=lambda k: (probs[k][0] - length_bonus * (spans[k][1] - spans[k][0] - 1), spans[k]))
     taken = bytearray(len(doc))
     kept = []
     for k in order:
-        if 1.0 - probs[k][0] < threshold:
-            break
         i, j = spans[k]
         if any(taken[i:j]):
             continue
         taken[i:j] = b"\x01" * (j - i)
         kept.append(k)
+    # the proposal rules' names, where the classifier kept nothing and gave them some weight
+    forced = set()
+    if rule_floor < 1.0:
+        index = {sp: k for k, sp in enumerate(spans)}
+        for span in doc.spans.get("kg_proposed", []):
+            k = index.get((span.start, span.end))
+            if k is None or any(taken[span.start:span.end]) or 1.0 - probs[k][0] < rule_floor:
+                continue
+            taken[span.start:span.end] = b"\x01" * (span.end - span.start)
+            kept.append(k)
+            forced.add(k)
     key = {k: group_key(texts[k]) for k in kept}
     uf = UnionFind()
     for k in kept:
@@ -233,6 +274,10 @@ def choose(doc: Doc, spans, texts, probs, threshold: float) -> list[tuple[int, i
         for c in range(5):
             row[c] += float(probs[k][c])
             top[c] = max(top[c], float(probs[k][c]))
+    for k in forced:
+        g = uf.find(key[k])
+        peak[g][1] = max(peak[g][1], 1.0)
+        sums[g][1] += 1.0
     label = {}
     for g, row in sums.items():
         c = max(range(1, 5), key=lambda c: (row[c] + (row[1] if c == 2 else 0.0), -c))
@@ -247,7 +292,41 @@ def choose(doc: Doc, spans, texts, probs, threshold: float) -> list[tuple[int, i
             wb = surface_words(surface, uf, b)
             if a != b and uf.find(a) != uf.find(b) and len(wb) > len(wa) and wb[-len(wa):] == wa:
                 uf.union(a, b)
-    return sorted((spans[k][0], spans[k][1], label[sums_root(uf, key[k], label)], uf.find(key[k])) for k in kept)
+    # ... and so does its verb phrase ("classifying images", "image classification")
+    by_stems: dict[frozenset, str] = {}
+    for g in tasks:
+        stems = frozenset(w[:5] for w in surface_words(surface, uf, g) if w not in _SMALL)
+        if len(stems) >= 2:
+            if stems in by_stems:
+                uf.union(by_stems[stems], g)
+            else:
+                by_stems[stems] = g
+    out = []
+    for k in kept:
+        i, j = spans[k]
+        c = label[sums_root(uf, key[k], label)]
+        out.append((i, j, c, uf.find(key[k])))
+    return sorted(out)
+
+
+#: Tail words a name goes without ("ImageNet-1K task", "the dynamic pricing problem").
+TRIM_TAIL = frozenset("problem problems task tasks method methods model models framework frameworks approach "
+                      "approaches algorithm algorithms technique techniques dataset datasets benchmark benchmarks "
+                      "corpus corpora".split())
+
+
+def trimmed_end(texts: list[str], i: int, j: int, c: int) -> int:
+    """The end of a kept span without a generic tail word: after a name with a capital or
+    digit ("GPT-4 model"), or ending a task ("dynamic pricing problem"); not after a
+    lower-case method ("language model")."""
+    if j - i < 2 or texts[j - 1].lower() not in TRIM_TAIL:
+        return j
+    rest = texts[i:j - 1]
+    if c == 3 and texts[j - 1].lower() in ("problem", "problems", "task", "tasks"):
+        return j - 1
+    if any(ch.isupper() or ch.isdigit() for t in rest for ch in t):
+        return j - 1
+    return j
 
 
 def surface_words(surface: dict[str, str], uf: UnionFind, g: str) -> list[str]:
@@ -262,9 +341,12 @@ def sums_root(uf: UnionFind, key: str, label: dict) -> str:
 
 
 class SpanClassifier(MatchComponent):
-    def __init__(self, nlp: Language, name: str, threshold: float = 0.5):
+    def __init__(self, nlp: Language, name: str, threshold: float = 0.5, rule_floor: float = 1.0,
+                 length_bonus: float = 0.1):
         super().__init__(nlp, name)
         self.threshold = threshold
+        self.rule_floor = rule_floor
+        self.length_bonus = length_bonus
         self.model: SparseSoftmax | None = None
         self.lexicon = Lexicon()
         self.word_classes: dict[str, list[int]] = {}
@@ -273,8 +355,10 @@ class SpanClassifier(MatchComponent):
         if self.model is None:
             self.from_disk(default_model_path())
         spans, texts, ctx = doc_candidates(doc, self.word_classes)
+        keep = kept_candidates(spans, texts, ctx, self.lexicon)
+        spans, texts = [spans[k] for k in keep], [texts[k] for k in keep]
         probs = self.model.predict(span_rows(spans, texts, ctx, self.lexicon))
-        return choose(doc, spans, texts, probs, self.threshold)
+        return choose(doc, spans, texts, probs, self.threshold, self.rule_floor, self.length_bonus)
 
     def set_annotations(self, doc: Doc, found: list[tuple[int, int, int, str]]) -> None:
         # Every span of one name carries the name as its kb_id (so that the spans are one
@@ -282,8 +366,9 @@ class SpanClassifier(MatchComponent):
         # gradient descent"), else the shortest of a task's forms, the longest of the others'.
         kb = {(s.start, s.end, s.label_): s.kb_id_ for g in RULE_GROUPS for s in doc.spans.get(g, []) if s.kb_id_}
         names: dict[str, str] = {}
+        texts = token_texts(doc)[0]
         for i, j, c, g in found:
-            known = kb.get((i, j, LABELS[c]))
+            known = kb.get((i, j, LABELS[c])) or kb.get((i, trimmed_end(texts, i, j, c), LABELS[c]))
             if known:
                 names[g] = min(names.get(g, known), known)
         forms: dict[str, list[str]] = {}
@@ -291,8 +376,16 @@ class SpanClassifier(MatchComponent):
             forms.setdefault(g, []).append(doc[i:j].text)
         for i, j, c, g in found:
             if g not in names:
-                pick = min if c == 3 else max
-                names[g] = pick(forms[g], key=lambda t: (len(t), t) if c == 3 else (len(t), [-ord(x) for x in t]))
+                if c == 3:  # a task: its shortest form that is not an acronym ("instruction tuning", not "IT")
+                    words = [t for t in forms[g] if " " in t or not sum(ch.isupper() for ch in t) > 1] or forms[g]
+                    names[g] = min(words, key=lambda t: (len(t), t))
+                else:
+                    names[g] = max(forms[g], key=lambda t: (len(t), [-ord(x) for x in t]))
+                # the name without a generic tail word ("ImageNet-1K task"); the span keeps it as an alias
+                span = next((i2, j2) for i2, j2, c2, g2 in found if g2 == g and doc[i2:j2].text == names[g])
+                end = trimmed_end(texts, span[0], span[1], c)
+                if end < span[1]:
+                    names[g] = doc[span[0]:end].text
         doc.spans["kg_learned_proposed"] = [Span(doc, i, j, label="Method", kb_id=names[g])
                                             for i, j, c, g in found if c == 1]
         doc.spans["kg_learned"] = [Span(doc, i, j, label=LABELS[c], kb_id=names[g]) for i, j, c, g in found if c != 1]
@@ -302,6 +395,8 @@ class SpanClassifier(MatchComponent):
         self.model.to_disk(path)
         cfg = json.loads((path / "config.json").read_text(encoding="utf-8"))
         cfg["threshold"] = self.threshold
+        cfg["rule_floor"] = self.rule_floor
+        cfg["length_bonus"] = self.length_bonus
         (path / "config.json").write_text(json.dumps(cfg, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (path / "lexicon.json").write_text(json.dumps(self.lexicon.to_json(), ensure_ascii=False, sort_keys=True,
                                                       separators=(",", ":")), encoding="utf-8")
@@ -312,6 +407,8 @@ class SpanClassifier(MatchComponent):
         path = Path(path)
         self.model = SparseSoftmax.from_disk(path)
         self.threshold = float(self.model.config.pop("threshold", self.threshold))
+        self.rule_floor = float(self.model.config.pop("rule_floor", self.rule_floor))
+        self.length_bonus = float(self.model.config.pop("length_bonus", self.length_bonus))
         self.lexicon = Lexicon.from_json(json.loads((path / "lexicon.json").read_text(encoding="utf-8")))
         classes = path / "clusters.json"
         self.word_classes = json.loads(classes.read_text(encoding="utf-8")) if classes.exists() else {}
@@ -322,6 +419,7 @@ def default_model_path() -> Path:
     return Path(str(resources.files("kg") / "resources" / "model"))
 
 
-@Language.factory("kg_span_classifier", default_config={"threshold": 0.5})
-def make_span_classifier(nlp: Language, name: str, threshold: float) -> SpanClassifier:
-    return SpanClassifier(nlp, name, threshold)
+@Language.factory("kg_span_classifier", default_config={"threshold": 0.5, "rule_floor": 1.0, "length_bonus": 0.1})
+def make_span_classifier(nlp: Language, name: str, threshold: float, rule_floor: float,
+                         length_bonus: float) -> SpanClassifier:
+    return SpanClassifier(nlp, name, threshold, rule_floor, length_bonus)

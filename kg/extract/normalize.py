@@ -108,6 +108,8 @@ class Offsets:
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The original range of the clean range ``[start, end)``."""
+        n = len(self.ends)
+        start, end = min(start, n), min(end, n)  # a token may run past the title into its separator
         if end <= start:
             return self.starts[start], self.starts[start]
         return self.starts[start], self.ends[end - 1]
@@ -143,13 +145,25 @@ def original_span(offsets: Offsets | None, start: int, end: int) -> tuple[int, i
     return (start, end) if offsets is None else offsets.span(start, end)
 
 
-def normalize_record(text: str, title_len: int, sep: str) -> tuple[str, int, Offsets | None, Offsets | None]:
-    """:func:`normalize` of a record's text (``title + sep + abstract`` when ``title_len``):
-    the clean text, its title length, and the maps of the title and of the abstract."""
+#: What separates a record's author keywords from its abstract in the text extraction
+#: reads (a NUL: no keyword or abstract holds one in practice; one that does only moves
+#: its own tail into the keywords).
+KEYWORDS_MARK = "\x00keywords: "
+
+
+def normalize_record(text: str, title_len: int, sep: str
+                     ) -> tuple[str, int, Offsets | None, Offsets | None, tuple[str, ...]]:
+    """:func:`normalize` of a record's text (``title + sep + abstract``, when
+    ``title_len``, then the keywords behind :data:`KEYWORDS_MARK`): the clean text, its
+    title length, the maps of the title and of the abstract, and the keywords."""
+    keywords: tuple[str, ...] = ()
+    if KEYWORDS_MARK in text:
+        text, _, tail = text.rpartition(KEYWORDS_MARK)
+        keywords = tuple(k.strip() for k in tail.split(";") if k.strip())
     if not title_len:
         clean, amap = normalize(text)
-        return clean, 0, None, amap
+        return clean, 0, None, amap, keywords
     title, tmap = normalize(text[:title_len - len(sep)])
     abstract, amap = normalize(text[title_len:])
     title = title.rstrip(". ") or title
-    return title + sep + abstract, len(title) + len(sep), tmap, amap
+    return title + sep + abstract, len(title) + len(sep), tmap, amap, keywords

@@ -38,8 +38,8 @@ def make_nlp() -> Language:
     for name in COMPONENTS:
         nlp.add_pipe(name)
     # spaCy stops caching a text's chunks once a special case occurs in it (a per-doc
-    # flag), and "\n" is one: behind a title ("Title.\nAbstract") no chunk was ever
-    # cached and tokenizing took 2.6x as long. The whitespace rules that only repeat
+    # flag), and "\n" is one: behind a text with a line break no chunk was ever
+    # cached (tokenizing took 2.6x as long when titles were joined by one). The whitespace rules that only repeat
     # their text change no token, so they go. Setting the rules also empties the
     # tokenizer's cache (10,000 entries, no eviction), which the gazetteer's patterns
     # had filled while the pipeline was built: the corpus's own words get it.

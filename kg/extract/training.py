@@ -138,9 +138,10 @@ def parse(nlp, items: list[tuple[str, Record, Gold]], word_classes: dict | None 
     rules = [proc for name, proc in nlp.pipeline if name != "kg_span_classifier"]
     for name, rec, gold in items:
         text, tlen = _text_of(rec)
-        clean, ctlen, tmap, amap = normalize_record(text, tlen, _TITLE_SEP)
+        clean, ctlen, tmap, amap, keywords = normalize_record(text, tlen, _TITLE_SEP)
         doc = nlp.make_doc(tokenizer_safe(clean))
         doc._.kg_title_len = ctlen
+        doc._.kg_keywords = keywords
         for proc in rules:
             doc = proc(doc)
         spans, texts, ctx = doc_candidates(doc, word_classes)
@@ -154,7 +155,7 @@ def train_model(train: list[Parsed], epochs: int = 12, seed: int = 0):
     """A model and its lexicon from labelled records (each record's lexicon features
     computed without its own labels): (model, lexicon, number of examples)."""
     from .classifier import SparseSoftmax
-    from .learned import Lexicon, span_rows
+    from .learned import Lexicon, kept_candidates, span_rows
 
     lex = Lexicon()
     for d in train:
@@ -162,10 +163,9 @@ def train_model(train: list[Parsed], epochs: int = 12, seed: int = 0):
     rows, ys = [], []
     for d in train:
         lex.remove(*d.keys)
-        for f, y in zip(span_rows(d.spans, d.texts, d.ctx, lex), d.labels):
-            if y is not None:
-                rows.append(f)
-                ys.append(y)
+        keep = [k for k in kept_candidates(d.spans, d.texts, d.ctx, lex) if d.labels[k] is not None]
+        rows += span_rows([d.spans[k] for k in keep], [d.texts[k] for k in keep], d.ctx, lex)
+        ys += [d.labels[k] for k in keep]
         lex.add(*d.keys)
     return SparseSoftmax.train(rows, ys, epochs=epochs, seed=seed), lex, len(rows)
 
@@ -197,14 +197,15 @@ def fold_of(abstract: str, k: int) -> int:
     return int(text_hash(abstract), 16) % k
 
 
-def cross_validate(classifier, data: list[Parsed], folds: int = 5, epochs: int = 12, progress=None) -> dict:
+def cross_validate(classifier, data: list[Parsed], folds: int = 5, epochs: int = 12, seed: int = 0,
+                   progress=None) -> dict:
     """{(set, doc): extraction JSON} of every record, each predicted by a model trained
     on the other folds; the records of one set in one fold are scored together."""
     preds = {}
     for k in range(folds):
         train = [d for d in data if fold_of(d.rec.abstract, folds) != k]
         test = [d for d in data if fold_of(d.rec.abstract, folds) == k]
-        classifier.model, classifier.lexicon, n = train_model(train, epochs)
+        classifier.model, classifier.lexicon, n = train_model(train, epochs, seed)
         for name in sorted({d.set for d in test}):
             part = [d for d in test if d.set == name]
             for d, ex in zip(part, predict(classifier, part)):

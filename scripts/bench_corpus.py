@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""What the trained extractor costs on real text, in ratios measured in one run:
+
+- the full build of the corpus's ML-venue records (``kg build --workers 2 --no-cache``)
+  against one process's bare ``spacy.blank("en")`` tokenization of the same texts
+  (title + abstract); the tokenization runs before the build and after it, and the
+  ratio takes their mean, so that a drift of this machine's speed cancels;
+- ``kg extract``'s pipeline on one core (abstracts per second, and against the same
+  tokenization).
+
+    python scripts/bench_corpus.py [--corpus ../shared/data/corpus/abstracts.jsonl.gz]
+                                   [--venues ml|all] [--limit N] [--extract-n 2000]
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+ML_VENUES = frozenset("ICML NIPS ICLR AISTATS UAI COLT ACML COLM CORL AUTOML ALT".split())
+
+
+def read(path: Path, venues: str, limit: int | None) -> list[dict]:
+    out = []
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            obj = json.loads(line)
+            if venues == "ml" and obj.get("venue", "").rsplit(" ", 1)[0].upper() not in ML_VENUES:
+                continue
+            out.append(obj)
+            if limit and len(out) >= limit:
+                break
+    return out
+
+
+def tokenize_seconds(texts: list[str]) -> float:
+    import spacy
+
+    nlp = spacy.blank("en")
+    t = time.perf_counter()
+    for doc in nlp.pipe(texts, batch_size=256):
+        pass
+    return time.perf_counter() - t
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "data" / "corpus" / "abstracts.jsonl.gz")
+    ap.add_argument("--venues", choices=("ml", "all"), default="ml")
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--extract-n", type=int, default=2000, help="records for the one-core kg extract rate")
+    args = ap.parse_args()
+    records = read(args.corpus, args.venues, args.limit)
+    texts = [f"{r.get('title') or ''}. {r['abstract']}" for r in records]
+    kg = [sys.executable, "-m", "kg.cli"]
+    with tempfile.TemporaryDirectory() as tmp:
+        inp = Path(tmp) / "records.jsonl"
+        inp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+        tok1 = tokenize_seconds(texts)
+        t = time.perf_counter()
+        subprocess.run([*kg, "build", str(inp), "--out", str(Path(tmp) / "out"), "--workers", "2", "--no-cache"],
+                       check=True, stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        build = time.perf_counter() - t
+        tok2 = tokenize_seconds(texts)
+        small = Path(tmp) / "small.jsonl"
+        small.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records[:args.extract_n]),
+                         encoding="utf-8")
+        t = time.perf_counter()
+        subprocess.run([*kg, "extract", str(small), "-o", str(Path(tmp) / "ex.jsonl")], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        extract = time.perf_counter() - t
+        tok3 = tokenize_seconds(texts[:args.extract_n])
+    tok = (tok1 + tok2) / 2
+    n, m = len(records), min(args.extract_n, len(records))
+    print(f"records: {n} ({args.venues} venues)")
+    print(f"blank tokenization, one process: {tok1:.1f} s before the build, {tok2:.1f} s after ({n / tok:.0f}/s)")
+    print(f"kg build --workers 2 --no-cache: {build:.1f} s = {build / tok:.1f}x the tokenization (target <= 20x)")
+    print(f"kg extract, one core, {m} records: {extract:.1f} s = {m / extract:.0f} abstracts/s "
+          f"(target >= 100/s, process start included), {extract / tok3:.1f}x their tokenization")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
