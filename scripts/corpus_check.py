@@ -67,7 +67,7 @@ def loose_key(label: str) -> str:
 
 def checks(entities: list, counts: Counter, min_papers: int) -> dict:
     big = [e for e in entities if counts[e.id] >= min_papers]
-    markup = [e for e in big if any(MARKUP.search(f) for f in (e.name, *e.aliases))]
+    markup = [(e, f) for e in big for f in (e.name, *e.aliases) if MARKUP.search(f)]
     by_key = defaultdict(list)
     for e in big:
         by_key[(e.type, loose_key(e.name))].append(e)
@@ -108,7 +108,8 @@ def main() -> int:
             counts[r.object] += 1
     c = checks(res.entities, counts, args.min_papers)
     print(f"\nentities with {args.min_papers}+ papers: {c['entities']}")
-    print(f"markup or math fragments: {len(c['markup'])}", [e.name for e in c["markup"]][:20])
+    print(f"markup or math fragments: {len({e.id for e, _ in c['markup']})}",
+          [f"{e.name}: {f!r}" for e, f in c["markup"]][:20])
     print(f"labels differing only by case, plural or hyphen: {len(c['duplicates'])}",
           [[e.name for e in v] for v in c["duplicates"]][:20])
     print(f"acronyms beside their own expansion: {len(c['acronyms'])}",

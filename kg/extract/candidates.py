@@ -48,8 +48,12 @@ class Candidate:
     text: str
 
 
+#: No word of a name is longer (the long runs a text can carry are cut into pieces of 100).
+MAX_WORD = 60
+
+
 def _breaks(text: str, lower: str) -> bool:
-    return lower in BREAK or bool(_PUNCT.match(text)) or text.isspace() or not text
+    return lower in BREAK or len(text) > MAX_WORD or bool(_PUNCT.match(text)) or text.isspace() or not text
 
 
 def _edge_ok(text: str, lower: str) -> bool:
