@@ -114,13 +114,6 @@ def _bin(n: int) -> str:
     return "0" if n <= 0 else "1" if n == 1 else "2" if n == 2 else "3-5" if n <= 5 else "6+"
 
 
-def _ratio_bin(a: int, b: int) -> str:
-    if b <= 0:
-        return "na"
-    r = a / b
-    return "0" if r == 0 else "<.2" if r < .2 else "<.5" if r < .5 else "<.8" if r < .8 else "hi"
-
-
 @dataclass
 class DocContext:
     """What the features of one document's candidates share, computed once."""

@@ -165,10 +165,6 @@ GENERIC_TAIL = frozenset("problem problems task tasks method methods model model
 _SMALL = frozenset("of for and the a an in on with to via by from".split())
 
 
-def _words(text: str) -> list[str]:
-    return norm_words(text)
-
-
 def initials_match(short: str, long: str) -> bool:
     """Whether ``short`` is an acronym of ``long``: its letters, in order, start words or
     hyphen parts of ``long`` (small words may be skipped, a word may give more than one
@@ -211,7 +207,7 @@ def initials_match(short: str, long: str) -> bool:
 def group_key(text: str) -> str:
     """The key spans of one name share in a record: the compact key without a generic
     tail word and without an acronym's plural ("GPs" -> "gp")."""
-    words = _words(text)
+    words = norm_words(text)
     while len(words) > 1 and words[-1] in GENERIC_TAIL:
         words = words[:-1]
     if len(words) == 1 and re.fullmatch(r"[A-Z][A-Z0-9\-]+s", text.strip()):
@@ -304,7 +300,7 @@ def choose(doc: Doc, spans, texts, probs, threshold: float, rule_floor: float = 
     out = []
     for k in kept:
         i, j = spans[k]
-        c = label[sums_root(uf, key[k], label)]
+        c = label[uf.find(key[k])]
         out.append((i, j, c, uf.find(key[k])))
     return sorted(out)
 
@@ -330,14 +326,7 @@ def trimmed_end(texts: list[str], i: int, j: int, c: int) -> int:
 
 
 def surface_words(surface: dict[str, str], uf: UnionFind, g: str) -> list[str]:
-    return [w for w in _words(surface[g]) if w not in GENERIC_TAIL] or _words(surface[g])
-
-
-def sums_root(uf: UnionFind, key: str, label: dict) -> str:
-    """The group whose class a span takes: its root when the classes were decided (a
-    task merged into another after that keeps the class both had)."""
-    root = uf.find(key)
-    return root if root in label else next(g for g in label if uf.find(g) == root)
+    return [w for w in norm_words(surface[g]) if w not in GENERIC_TAIL] or norm_words(surface[g])
 
 
 class SpanClassifier(MatchComponent):

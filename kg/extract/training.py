@@ -88,19 +88,14 @@ def load_annotated(shared: Path) -> list[tuple[str, Record, Gold]]:
     out = []
     dev_gold = {o["doc"]: Gold.from_json(o) for o in read_jsonl(shared / "eval" / "gold" / "dev.jsonl")}
     for rec in read_records(sample_paths()):
-        for doc_id in rec_ids(rec):
-            if doc_id in dev_gold:
-                out.append(("dev", rec, dev_gold[doc_id]))
+        if rec.doc in dev_gold:
+            out.append(("dev", rec, dev_gold[rec.doc]))
     for name in ("dev2", "train"):
         gold = {o["doc"]: Gold.from_json(o) for o in read_jsonl(shared / "eval" / "gold" / f"{name}.jsonl")}
         for rec in read_records([shared / "eval" / name / "input.jsonl"]):
             if rec.doc in gold:
                 out.append((name, rec, gold[rec.doc]))
     return out
-
-
-def rec_ids(rec: Record) -> list[str]:
-    return [rec.doc]
 
 
 def doc_keys(texts: list[str], labels: list[int | None]) -> tuple[set[str], dict[str, int]]:
