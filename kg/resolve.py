@@ -12,16 +12,17 @@
 """
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from operator import attrgetter
 
 from ._gc import without_gc
 from ._unionfind import UnionFind
 from .model import Entity, Extraction, Mention, Paper, Record, Relation
-from .text import compact_key, iri_slug, label_slug, normalize_github, text_hash
+from .text import compact_key, iri_slug, label_slug, norm_words, normalize_github, text_hash
 
 ROLE_PREDICATE = {"proposed": "proposes", "used": "usesMethod"}
 TYPE_PREDICATE = {"Task": "addressesTask", "Dataset": "usesDataset", "CodeRepository": "hasCode"}
@@ -38,7 +39,45 @@ class Resolved:
 
 @lru_cache(maxsize=1 << 18)
 def _is_acronym(form: str) -> bool:
+    """An acronym or a short name in capitals ("MDPs", "ImageNet"), or one with a
+    generic word after it ("CIFAR-10 dataset", "GPT-4 model"): no expansion."""
+    form = _without_tail(form)
     return " " not in form and len(form) <= 12 and sum(c.isupper() for c in form) >= 2
+
+
+_SMALL = frozenset("of for and the a an in on with to via by from".split())
+
+
+def _stems(form: str) -> frozenset:
+    """The words of ``form`` cut to five letters, small words left out."""
+    return frozenset(w[:5] for w in norm_words(form) if w not in _SMALL)
+
+
+#: Words after a name that do not change what it names: after a name with a capital or
+#: digit ("ImageNet dataset", "Atari 2600 games"), and after one word with a digit or in
+#: capitals ("GPT-4 model", "BERT model", not "Sum-Product Networks").
+_DATA_TAILS = frozenset("dataset datasets data benchmark benchmarks corpus games suite database".split())
+_NAME_TAILS = frozenset("model models algorithm algorithms method methods network networks framework "
+                        "architecture activation activations".split())
+
+
+def _without_tail(form: str) -> str:
+    """``form`` without a generic word after a short name ("CIFAR-10 dataset" -> "CIFAR-10")."""
+    head, _, tail = form.rpartition(" ")
+    tail = tail.lower()
+    if head and tail in _DATA_TAILS and any(c.isupper() or c.isdigit() for c in head):
+        return head
+    if head and tail in _NAME_TAILS and " " not in head and (any(c.isdigit() for c in head)
+                                                              or not re.search(r"[a-z]{2}", head)):
+        return head
+    return form
+
+
+@lru_cache(maxsize=1 << 18)
+def _cluster_key(form: str) -> str:
+    """The key spellings of one concept share: :func:`compact_key` of the form without a
+    generic word after a short name ("CIFAR-10 dataset" is "CIFAR-10")."""
+    return compact_key(_without_tail(form))
 
 
 def paper_label(title: str | None, abstract: str, proposed: list[str]) -> str:
@@ -102,8 +141,8 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
     entity is named by the spelling most papers use.
     """
     uf = UnionFind()
-    acronym_links: dict[tuple, set] = defaultdict(set)
-    key = lru_cache(maxsize=None)(compact_key)  # the same forms recur across papers
+    acronym_links: dict[tuple, set] = defaultdict(set)  # (type, acronym key) -> spellings expanding it
+    key = _cluster_key
     seen: dict[Sig, tuple] = {}  # (type, name, aliases) -> anchor: the same unions again change nothing
     uses: dict[Sig, int] = {}  # (type, name, aliases) -> how many of the papers' entities are spelled so
     for ex in paper_ex.values():
@@ -122,14 +161,22 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
                 uf.union(anchor, (ent.type, key(f)))
             if longs:
                 for f in shorts:
-                    acronym_links[(ent.type, key(f))].add(anchor)
+                    acronym_links[(ent.type, key(f))].add(sig)
             elif shorts:
                 for f in shorts:
                     uf.union(anchor, (ent.type, key(f)))
-    for short, anchors in sorted(acronym_links.items()):
-        roots = {uf.find(a) for a in anchors}
-        if len(roots) == 1:
-            uf.union(short, next(iter(roots)))
+    for short, sigs in sorted(acronym_links.items()):
+        # spellings of one expansion ("mean square error", "mean squared error") are one concept
+        by_stems: dict[frozenset, tuple] = {}
+        for sig in sorted(sigs):
+            stems = _stems(next(f for f in (sig[1], *sig[2]) if not _is_acronym(f)))
+            if stems in by_stems:
+                uf.union(by_stems[stems], seen[sig])
+            else:
+                by_stems[stems] = seen[sig]
+        root = dominant_expansion(Counter({sig: uses[sig] for sig in sigs}), lambda sig: uf.find(seen[sig]))
+        if root is not None:
+            uf.union(short, root)
     roots = {anchor: uf.find(anchor) for anchor in set(seen.values())}
     sig_root = {sig: roots[anchor] for sig, anchor in seen.items()}
 
@@ -139,26 +186,120 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
         spellings[sig_root[sig]].append((sig, n))
 
     entities: dict[tuple, Entity] = {}
+    expansions: dict[tuple, str] = {}  # root -> its most used spelling that is not an acronym
+    weight: dict[tuple, int] = {}  # root -> the papers' entities it gathers
     for root, sigs in spellings.items():
         type_ = root[0]
         names: Counter = Counter()
+        expanded: Counter = Counter()  # the expansion of a paper's entity named by an acronym
         named_by: Counter = Counter()  # form -> the papers' entities naming it
         for (_, e_name, e_aliases), n in sigs:
             names[e_name] += n
+            if _is_acronym(e_name):
+                long = next((f for f in e_aliases if not _is_acronym(f)), None)
+                if long:
+                    expanded[long] += n
             for f in {e_name, *e_aliases}:
                 named_by[f] += n
-        name = sorted(names.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0]
+        name = entity_name(type_, names, expanded)
         forms = []
         lower = {name.lower()}
         for f in sorted(named_by):
             if f.lower() not in lower:  # one form per case-insensitive spelling, the name's own left out
                 forms.append(f)
                 lower.add(f.lower())
-        longs = [f for f in [name, *forms] if not _is_acronym(f)] or [name]
-        key_form = sorted(longs, key=lambda f: (-named_by[f], f))[0]
-        eid = f"{TYPE_PATH[type_]}/{iri_slug(label_slug(key_form))}"
-        entities[root] = Entity(id=eid, type=type_, name=name, aliases=tuple(forms))
-    return sig_root, entities
+        longs = sorted((f for f in [name, *forms] if not _is_acronym(f)), key=lambda f: (-named_by[f], f))
+        if longs:
+            expansions[root] = longs[0]
+        entities[root] = Entity(id=entity_id(type_, name), type=type_, name=name, aliases=tuple(forms))
+        weight[root] = sum(n for _, n in sigs)
+    return sig_root, distinct(entities, expansions, weight)
+
+
+def entity_id(type_: str, label: str) -> str:
+    """The node id (and IRI path) of an entity: a readable slug of its label."""
+    return f"{TYPE_PATH[type_]}/{iri_slug(label_slug(label))}"
+
+
+#: An abbreviation in capitals ("GPs", "SGD"), not a coined name ("FSL-Net", "ResNet").
+_ABBREVIATION = re.compile(r"[A-Z]{2,}s?")
+
+
+def entity_name(type_: str, names: Counter, expanded: Counter) -> str:
+    """The label of a cluster: the name most of its papers use; for a method or task
+    named so by an abbreviation, its expansion unless papers name it by the bare
+    abbreviation three times as often as they expand it ("Gaussian process", not "GPs";
+    "BERT", not "Bidirectional Encoder Representations from Transformers"). A name
+    fewer than three papers give keeps their spelling ("RATE", a paper's own method)."""
+    def top(counts):
+        return sorted(counts.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0]
+
+    if type_ in ("Method", "Task") and _ABBREVIATION.fullmatch(top(names)) and sum(names.values()) >= 3:
+        longs = Counter({n: c for n, c in names.items() if not _is_acronym(n)}) + expanded
+        bare = sum(names.values()) - sum(longs.values())  # named by the acronym alone
+        if longs and bare < 3 * sum(longs.values()):
+            return top(longs)
+    return top(names)
+
+
+def distinct(entities: dict[tuple, Entity], expansions: dict[tuple, str], weight: dict[tuple, int]
+             ) -> dict[tuple, Entity]:
+    """The entities with distinct labels and ids within a type. Where two share a label
+    (an acronym the corpus expands in more than one way), one keeps it: the one with
+    nothing to tell it apart (the bare acronym), else the one most papers name; each
+    other is labelled with its expansion or another spelling of its own ("SUN (Scene
+    Understanding)"). Ids are slugs of the labels; where two share one, the later
+    clusters' ids get a number."""
+    by_label: dict[tuple, list[tuple]] = defaultdict(list)
+    for root in sorted(entities):
+        e = entities[root]
+        by_label[(e.type, compact_key(e.name))].append(root)
+    out = dict(entities)
+    for (_, key), roots in by_label.items():
+        if len(roots) < 2:
+            continue
+        tell = {}
+        for root in roots:
+            own = expansions.get(root) or next((a for a in out[root].aliases if compact_key(a) != key), None)
+            if own and compact_key(own) != key:
+                tell[root] = own
+        bare = [r for r in roots if r not in tell]
+        keeper = bare[0] if bare else min(roots, key=lambda r: (-weight.get(r, 0), r))
+        for root in roots:
+            if root != keeper and root in tell:
+                e = out[root]
+                label = f"{e.name} ({tell[root]})"
+                out[root] = replace(e, name=label, id=entity_id(e.type, label))
+    taken: Counter = Counter()
+    for root in sorted(out):
+        e = out[root]
+        taken[e.id] += 1
+        if taken[e.id] > 1:
+            out[root] = replace(e, id=f"{e.id}-{taken[e.id]}")
+    return out
+
+
+#: The share of an acronym's expansions one concept must have for the bare acronym to
+#: join it ("MDP" is "Markov decision process" in nearly every paper that expands it).
+DOMINANT_SHARE = 0.8
+
+
+def dominant_expansion(expansions: Counter, root_of) -> tuple | None:
+    """The cluster an acronym's bare uses belong to: that of its expansions when they
+    all are one concept, or one concept has :data:`DOMINANT_SHARE` of the papers that
+    expand it; None when the acronym is ambiguous ("AMP": approximate message passing
+    in some papers, adaptive mixed precision in others).
+
+    >>> dominant_expansion(Counter({"a1": 9, "a2": 1}), {"a1": "x", "a2": "y"}.get)
+    'x'
+    >>> dominant_expansion(Counter({"a1": 3, "a2": 2}), {"a1": "x", "a2": "y"}.get) is None
+    True
+    """
+    papers: Counter = Counter()
+    for sig, n in expansions.items():
+        papers[root_of(sig)] += n
+    (root, n), *_ = sorted(papers.items(), key=lambda kv: (-kv[1], kv[0]))
+    return root if n >= DOMINANT_SHARE * sum(papers.values()) else None
 
 
 def repo_id(url: str) -> str:

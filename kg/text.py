@@ -15,11 +15,13 @@ _NO_STRIP = ("ss", "us", "is", "as", "ous")
 def singular(word: str) -> str:
     """A crude English singular for matching: "models" -> "model".
 
-    >>> [singular(w) for w in ["networks", "studies", "analysis", "loss", "data"]]
-    ['network', 'study', 'analysis', 'loss', 'data']
+    >>> [singular(w) for w in ["networks", "studies", "analysis", "loss", "data", "processes", "approaches"]]
+    ['network', 'study', 'analysis', 'loss', 'data', 'process', 'approach']
     """
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "ches", "shes", "xes")) and word.isalpha():
+        return word[:-2]  # "processes", "patches", "meshes", "boxes"
     if len(word) > 3 and word.endswith("s") and not word.endswith(_NO_STRIP) and word.isalpha():
         return word[:-1]
     return word
@@ -31,8 +33,8 @@ def norm_words(text: str) -> list[str]:
     A plural "s" goes from ordinary words and from acronyms ("LLMs"), not from
     names that end in a capital S ("TeDS").
 
-    >>> norm_words("LLMs and TeDS on <i>graphs</i> of GPs")
-    ['llm', 'and', 'teds', 'on', 'graph', 'of', 'gp']
+    >>> norm_words("LLMs and TeDS on <i>graphs</i> of GPs and ReLUs")
+    ['llm', 'and', 'teds', 'on', 'graph', 'of', 'gp', 'and', 'relu']
     """
     text = unicodedata.normalize("NFKC", text)
     text = re.sub(r"</?[A-Za-z][^>]*>", " ", text)
@@ -43,8 +45,8 @@ def norm_words(text: str) -> list[str]:
 def _norm_word(w: str) -> str:
     if w[-1:].isupper() and not w.isupper():  # "TeDS": a name, not a plural
         return w.lower()
-    if len(w) >= 3 and w[-1] == "s" and w[:-1].isupper():  # "GPs", "MDPs": an acronym's plural
-        return w[:-1].lower()
+    if len(w) >= 3 and w[-1] == "s" and w[-2].isupper() and sum(c.isupper() for c in w) >= 2:
+        return w[:-1].lower()  # "GPs", "MDPs", "ReLUs": an acronym's plural
     return singular(w.lower())
 
 

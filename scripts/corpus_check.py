@@ -30,7 +30,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kg.extract import extract_records  # noqa: E402
-from kg.extract.learned import initials_match  # noqa: E402
 from kg.ingest import record_from_mapping  # noqa: E402
 from kg.resolve import resolve  # noqa: E402
 
@@ -65,6 +64,31 @@ def loose_key(label: str) -> str:
     return "".join(words)
 
 
+_SMALL = frozenset("of for and the a an in on with to via by from".split())
+
+
+def is_acronym(name: str) -> bool:
+    """Capitals, digits and at most single lower-case letters ("MDPs", "fMRI", "t-SNE"),
+    not a name in camel case ("AdaGrad") or a hyphenated pair of names ("Plackett-Luce")."""
+    core = re.sub(r"s$", "", name)
+    return " " not in name and sum(c.isupper() for c in core) >= 2 and not re.search(r"[a-z]{2}", core)
+
+
+def strict_initials(short: str, long: str) -> bool:
+    """Whether the capitals and digits of ``short`` (a plural "s" dropped) are the
+    initials of the words of ``long`` ("MDPs", "Markov decision processes"), small
+    words skipped, hyphen parts counted as words.
+
+    >>> [strict_initials(a, b) for a, b in [("MDPs", "Markov decision processes"),
+    ...  ("ANN", "Annealed Importance Sampling"), ("GAN", "generative adversarial network")]]
+    [True, False, True]
+    """
+    letters = re.sub(r"s$", "", short)
+    letters = "".join(c for c in letters if c.isupper() or c.isdigit()).lower()
+    words = [w for w in re.split(r"[\s\-/]+", long.lower()) if w and w not in _SMALL]
+    return len(letters) >= 2 and letters == "".join(w[0] for w in words)
+
+
 def checks(entities: list, counts: Counter, min_papers: int) -> dict:
     big = [e for e in entities if counts[e.id] >= min_papers]
     markup = [(e, f) for e in big for f in (e.name, *e.aliases) if MARKUP.search(f)]
@@ -76,16 +100,22 @@ def checks(entities: list, counts: Counter, min_papers: int) -> dict:
     for e in big:
         if " " in e.name:
             longs[e.type].append(e)
-    acronyms = []
+    expanding = defaultdict(set)  # (type, acronym key) -> the entities that list it as an alias
+    for e in entities:
+        for a in e.aliases:
+            if is_acronym(a):
+                expanding[(e.type, loose_key(a))].add(e.id)
+    acronyms, ambiguous = [], []
     for e in big:
-        if " " not in e.name and sum(c.isupper() for c in e.name) >= 2:
-            own = [x for x in longs[e.type] if initials_match(e.name, x.name)
-                   and e.name not in x.aliases]
+        if is_acronym(e.name):
+            key = loose_key(e.name)
+            own = [x for x in longs[e.type] if strict_initials(e.name, x.name) or x.id in expanding[(e.type, key)]]
             if own:
-                acronyms.append((e, own[0]))
+                (ambiguous if len(expanding[(e.type, key)]) > 1 else acronyms).append((e, own[0]))
     generic = [e for e in big if e.type == "Dataset" and loose_key(e.name) in {loose_key(w) for w in
                                                                             GENERIC_DATASET_WORDS}]
-    return {"entities": len(big), "markup": markup, "duplicates": dup, "acronyms": acronyms, "generic": generic}
+    return {"entities": len(big), "markup": markup, "duplicates": dup, "acronyms": acronyms, "ambiguous": ambiguous,
+            "generic": generic}
 
 
 def main() -> int:
@@ -114,6 +144,8 @@ def main() -> int:
           [[e.name for e in v] for v in c["duplicates"]][:20])
     print(f"acronyms beside their own expansion: {len(c['acronyms'])}",
           [(a.name, b.name) for a, b in c["acronyms"]][:20])
+    print(f"(ambiguous acronyms, expanded to two or more entities, each labelled apart: {len(c['ambiguous'])})",
+          [(a.name, b.name) for a, b in c["ambiguous"]][:20])
     print(f"generic words as datasets: {len(c['generic'])}", [e.name for e in c["generic"]])
     for type_ in ("Method", "Task", "Dataset"):
         top = sorted((e for e in res.entities if e.type == type_), key=lambda e: (-counts[e.id], e.id))[:args.top]

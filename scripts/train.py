@@ -3,9 +3,10 @@
 cross-validated scores.
 
     python scripts/train.py [--shared ../shared] [--folds 5] [--epochs 12]
-                            [--classes FILE] [--no-save] [--dump DIR]
+                            [--corpus-features DIR] [--no-save] [--dump DIR]
 
-Steps: word classes from the unlabelled corpus (``data/corpus``), the annotated records
+Steps: word classes and phrase statistics from the unlabelled corpus (``data/corpus``;
+``--corpus-features`` keeps them in a folder for the next run), the annotated records
 (dev, dev2, train) through the rule components, 5-fold cross-validation (folds by
 abstract; each fold's records predicted by a model that never saw them, through the
 shipped code path, then scored per set by ``eval/score.py``), and last the model trained
@@ -28,6 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from kg.extract.learned import default_model_path  # noqa: E402
 from kg.extract.normalize import normalize  # noqa: E402
+from kg.extract.termstats import TermStats, count_phrases  # noqa: E402
+from kg.ingest import record_from_mapping  # noqa: E402
 from kg.extract.pipeline import make_nlp  # noqa: E402
 from kg.extract.training import cross_validate, gold_key, load_annotated, parse, train_model  # noqa: E402
 from kg.extract.wordclusters import word_classes  # noqa: E402
@@ -35,15 +38,30 @@ from kg.extract.wordclusters import word_classes  # noqa: E402
 TYPES = ("methods_proposed", "methods", "tasks", "datasets", "github")
 
 
-def corpus_word_classes(nlp, path: Path) -> dict:
-    """Word classes learned from the unlabelled corpus (:mod:`kg.extract.wordclusters`)."""
+def corpus_features(nlp, path: Path, cache: Path | None) -> tuple[dict, TermStats]:
+    """Word classes (:mod:`kg.extract.wordclusters`) and phrase statistics
+    (:mod:`kg.extract.termstats`) of the unlabelled corpus; read from ``cache`` when it
+    holds them, else computed (and written there)."""
+    if cache and (cache / "clusters.json").exists() and (cache / "termstats.json").exists():
+        return json.loads((cache / "clusters.json").read_text(encoding="utf-8")), \
+            TermStats.from_disk(cache / "termstats.json")
+
+    def tokens(text: str) -> list[str]:
+        return [t.text for t in nlp.tokenizer(normalize(text)[0]) if not t.is_space]
+
     docs = []
     with gzip.open(path, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            r = json.loads(line)
-            text = normalize((r.get("title") or "") + ". " + r["abstract"])[0]
-            docs.append([t.lower_ for t in nlp.tokenizer(text) if not t.is_space])
-    return word_classes(docs)
+        for i, line in enumerate(fh):
+            rec = record_from_mapping(json.loads(line), path, i, i + 1)
+            docs.append((tokens(rec.title or ""), tokens(rec.abstract), [tokens(k) for k in rec.keywords]))
+    classes = word_classes([[t.lower() for t in title + ["."] + abstract] for title, abstract, _ in docs])
+    terms = TermStats(count_phrases(docs))
+    if cache:
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / "clusters.json").write_text(json.dumps(classes, ensure_ascii=False, sort_keys=True,
+                                                        separators=(",", ":")), encoding="utf-8")
+        terms.to_disk(cache / "termstats.json")
+    return classes, terms
 
 
 def score(shared: Path, name: str, preds: list[dict]) -> dict:
@@ -101,7 +119,8 @@ def main() -> int:
                     help="keep a proposal rule's name the classifier scores at least this (1: never)")
     ap.add_argument("--length-bonus", type=float, default=0.1,
                     help="what a longer span gains a token over a shorter one inside it")
-    ap.add_argument("--classes", type=Path, help="word classes computed before (JSON), instead of from the corpus")
+    ap.add_argument("--corpus-features", type=Path, metavar="DIR",
+                    help="read the corpus's word classes and phrase statistics from DIR if there, else write them there")
     ap.add_argument("--no-save", action="store_true", help="cross-validate only")
     ap.add_argument("--dump", type=Path, help="write the cross-validated predictions here")
     args = ap.parse_args()
@@ -110,12 +129,11 @@ def main() -> int:
     classifier = nlp.get_pipe("kg_span_classifier")
     classifier.threshold, classifier.rule_floor = args.threshold, args.rule_floor
     classifier.length_bonus = args.length_bonus
-    if args.classes:
-        classifier.word_classes = json.loads(args.classes.read_text(encoding="utf-8"))
-    else:
-        classifier.word_classes = corpus_word_classes(nlp, args.shared / "data" / "corpus" / "abstracts.jsonl.gz")
-        print(f"word classes of {len(classifier.word_classes)} words ({time.time() - t0:.0f} s)", flush=True)
-    data = parse(nlp, load_annotated(args.shared), classifier.word_classes)
+    classifier.word_classes, classifier.terms = corpus_features(
+        nlp, args.shared / "data" / "corpus" / "abstracts.jsonl.gz", args.corpus_features)
+    print(f"corpus: word classes of {len(classifier.word_classes)} words, statistics of "
+          f"{len(classifier.terms.rows)} phrases ({time.time() - t0:.0f} s)", flush=True)
+    data = parse(nlp, load_annotated(args.shared), classifier.word_classes, classifier.terms)
     print(f"{len(data)} annotated records, {sum(len(d.spans) for d in data)} candidates, candidate recall "
           f"{candidate_recall(data):.3f} ({time.time() - t0:.0f} s)", flush=True)
     if args.folds:

@@ -100,6 +100,13 @@ def test_generic_descriptions_are_not_names():
     assert ex.of("Method", "proposed") == []
 
 
+def test_broad_fields_are_never_names():
+    ex = extract_text("Machine learning and deep learning now drive computer vision; we apply machine learning "
+                      "to image classification on MNIST.", title="Machine Learning for Vision")
+    names = {f.lower() for e in ex.entities for f in (e.name, *e.aliases)}
+    assert not names & {"machine learning", "deep learning", "computer vision"}, names
+
+
 def test_title_name_before_colon():
     ex = extract_text("We study cache eviction for transformers.", title="KVDrop: Dropping Keys Early")
     (ent,) = ex.of("Method", "proposed")

@@ -22,6 +22,9 @@ from kg.extract.normalize import normalize
     ("**T2I** models and __X__", "T2I models and X"),
     ("50\\% fewer", "50% fewer"),
     ("plain text stays", "plain text stays"),
+    ("\\emphGaussian process and \\textitAppGrad", "Gaussian process and AppGrad"),  # braces lost upstream
+    ("the \\sgd macro", "the sgd macro"),
+    ("Polyak-\\L{}ojasiewicz", "Polyak-Łojasiewicz"),
 ])
 def test_markup_is_normalized(raw, clean):
     assert normalize(raw)[0] == clean
@@ -64,3 +67,9 @@ def test_no_formula_fragment_becomes_a_name():
     for ent in ex.entities:
         for form in (ent.name, *ent.aliases):
             assert not any(c in form for c in "${}\\§"), form
+
+
+def test_a_formula_glued_to_a_word_stays_out_of_the_name():
+    ex = extract_text("We compare RL$^{2}$ with MAML on Omniglot.")
+    forms = {f for e in ex.entities for f in (e.name, *e.aliases)}
+    assert not any("§" in f for f in forms), forms

@@ -69,3 +69,49 @@ def test_code_field_of_records_becomes_repository():
     G = graph_of("A study of losses.", code="https://github.com/lab/losses.git")
     (r,) = nodes_of_type(G, "CodeRepository")
     assert G.nodes[r]["url"] == "https://github.com/lab/losses"
+
+
+def _entities(*papers):
+    """The resolved entities of papers given as lists of (type, name, aliases)."""
+    from kg.model import DocEntity, Extraction
+    from kg.resolve import clusters
+
+    paper_ex = {f"paper/{i}": Extraction(f"d{i}", tuple(DocEntity(t, n, tuple(a)) for t, n, a in ents))
+                for i, ents in enumerate(papers)}
+    sig_root, entities = clusters(paper_ex)
+    return {sig[1]: entities[root] for sig, root in sig_root.items()}, list(entities.values())
+
+
+def test_bare_acronym_joins_the_expansion_nearly_every_paper_gives():
+    mdp = ("Method", "Markov decision processes", ["MDPs"])
+    other = ("Method", "minimum description principle", ["MDP"])
+    by_name, ents = _entities([mdp], [mdp], [mdp], [mdp], [mdp], [other], [("Method", "MDPs", [])])
+    assert by_name["MDPs"] is by_name["Markov decision processes"]
+    assert by_name["minimum description principle"] is not by_name["MDPs"]
+    assert by_name["MDPs"].name == "Markov decision processes"
+
+
+def test_ambiguous_acronym_entities_have_distinct_labels_and_ids():
+    amp1 = ("Method", "AMP", ["approximate message passing"])
+    amp2 = ("Method", "AMP", ["adaptive mixed precision"])
+    by_name, ents = _entities([amp1], [amp1], [amp1], [amp2], [amp2], [amp2], [("Method", "AMP", [])])
+    assert sorted(e.name for e in ents) == ["AMP", "adaptive mixed precision", "approximate message passing"]
+    # two papers' acronym keeps its spelling, told apart by its expansion
+    by_name, ents = _entities([amp1], [amp2], [("Method", "AMP", [])])
+    assert sorted(e.name for e in ents) == ["AMP", "AMP (adaptive mixed precision)",
+                                            "AMP (approximate message passing)"]
+    # datasets keep the name their papers use, with the expansion where it is ambiguous
+    sun1 = ("Dataset", "SUN", ["Scene Understanding"])
+    sun2 = ("Dataset", "SUN", ["Stanford University Nucleus"])
+    by_name, ents = _entities([sun1], [sun1], [sun2], [sun2], [("Dataset", "SUN", [])])
+    assert sorted(e.name for e in ents) == ["SUN", "SUN (Scene Understanding)", "SUN (Stanford University Nucleus)"]
+    assert len({e.id for e in ents}) == 3
+
+
+def test_method_is_labelled_by_its_expansion_unless_papers_use_the_acronym():
+    gp = ("Method", "GPs", ["Gaussian processes"])
+    bert = ("Method", "BERT", ["Bidirectional Encoder Representations from Transformers"])
+    by_name, _ = _entities([gp], [("Method", "Gaussian process", [])], [gp], [bert], [("Method", "BERT", [])],
+                           [("Method", "BERT", [])], [("Method", "BERT", [])])
+    assert by_name["GPs"].name == "Gaussian processes" and by_name["Gaussian process"] is by_name["GPs"]
+    assert by_name["BERT"].name == "BERT"

@@ -123,10 +123,10 @@ def test_search_focuses_a_node_and_clicking_a_paper_shows_its_abstract(built, br
         # search by an alias (the expansion of an acronym), as a user types it
         page.fill("#search", "Feature Shift Localization Network")
         page.press("#search", "Enter")
-        assert page.evaluate("window.kgView.network.getSelectedNodes()") == ["method/feature-shift-localization-network"]
+        assert page.evaluate("window.kgView.network.getSelectedNodes()") == ["method/fsl-net"]
         assert "FSL-Net" in page.inner_text("#card h2")
         # click the paper that proposes it, where it is drawn
-        paper = page.evaluate("""window.kgView.network.getConnectedNodes("method/feature-shift-localization-network")
+        paper = page.evaluate("""window.kgView.network.getConnectedNodes("method/fsl-net")
                                  .filter(n => n.startsWith("paper/"))[0]""")
         page.evaluate("id => window.kgView.network.moveTo({scale: 1.5, position: window.kgView.network.getPosition(id), animation: false})", paper)
         x, y = node_point(page, paper)

@@ -138,10 +138,11 @@ def task_case(name: str, proper: frozenset = frozenset()) -> str:
     'instruction tuning for LLMs in 3D'
     >>> task_case("bayesian Inference", frozenset({"bayesian"}))
     'Bayesian inference'
+    >>> task_case("Multi-Armed Bandits on GA-Net")
+    'multi-armed bandits on GA-Net'
     """
     def word(w: str) -> str:
-        core = w.replace("-", "")
-        if sum(c.isupper() for c in core) > 1 or any(c.isdigit() for c in w):
+        if any(sum(c.isupper() for c in p) > 1 for p in w.split("-")) or any(c.isdigit() for c in w):
             return w
         return "-".join(p[:1].upper() + p[1:].lower() if p.lower() in proper else p.lower() for p in w.split("-"))
     return " ".join(word(w) for w in name.split())

@@ -22,6 +22,8 @@ from .lexicon import lookup
 from .tokens import token_texts
 
 MAX_LEN = 6
+#: The longest phrase the corpus statistics count (:mod:`kg.extract.termstats`).
+MAX_TERM_WORDS = 4
 
 #: Words that may stand inside a name but never at its edge ("Tanks and Temples",
 #: "learning with noisy labels", "sequence-to-sequence").
@@ -37,6 +39,8 @@ into onto upon about above below between among through during before after again
 toward towards across around along behind beyond despite since until unlike like e.g. i.e. et al
 """.split()) | INNER
 _PUNCT = re.compile(r"^[^\w$\\*+]+$")
+_DATA_WORDS = frozenset("dataset datasets benchmark benchmarks corpus corpora suite testbed environment "
+                        "environments collection annotations".split())
 _SENT_CUES = frozenset("propose proposes introduce introduces present presents develop develops "
                        "design designs devise call called term termed dub dubbed name named".split())
 
@@ -110,6 +114,12 @@ def candidate_spans(doc: Doc, max_len: int = MAX_LEN) -> list[tuple[int, int]]:
     return out
 
 
+def phrase_key(lowers: list[str], lasts: list[str], i: int, j: int) -> str:
+    """The key of tokens ``[i, j)`` in the corpus statistics (:mod:`kg.extract.termstats`):
+    their lower case, the last word singular."""
+    return " ".join(lowers[i:j - 1] + [lasts[j - 1]])
+
+
 def _bin(n: int) -> str:
     return "0" if n <= 0 else "1" if n == 1 else "2" if n == 2 else "3-5" if n <= 5 else "6+"
 
@@ -126,6 +136,7 @@ class DocContext:
     title_caps: bool  # the title capitalizes its words ("Learning to Rank with Deep Nets")
     sent_of: list[int]
     cue_sents: frozenset
+    data_sents: frozenset  # sentences that speak of a dataset or benchmark
     rule_spans: dict  # (start, end) -> list of "group|label"
     rule_tokens: list  # per token: set of groups covering it
     abbr_long: dict  # (start, end) -> defined type or ""
@@ -134,10 +145,11 @@ class DocContext:
     keywords: frozenset
     key_flags: dict = None  # compact key -> what its occurrences share (in the title, in a cue sentence...)
     classes: list = None  # per token: its word classes (two granularities) or None
+    terms: object = None  # a :class:`~kg.extract.termstats.TermStats`: what the corpus says of a phrase
 
 
 def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = frozenset(),
-                word_classes: dict | None = None) -> DocContext:
+                word_classes: dict | None = None, terms=None) -> DocContext:
     from .components import defined_type
 
     texts, lowers = token_texts(doc)
@@ -150,6 +162,7 @@ def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = fr
     title_caps = len(long_words) >= 2 and sum(t[0].isupper() for t in long_words) >= 0.7 * len(long_words)
     sent_of = [0] * len(doc)
     cue_sents = set()
+    data_sents = set()
     for k, sent in enumerate(sentences(doc)):
         has_we = False
         for i in range(sent.start, sent.end):
@@ -158,6 +171,8 @@ def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = fr
                 has_we = True
             if has_we and lowers[i] in _SENT_CUES:
                 cue_sents.add(k)
+            if lowers[i] in _DATA_WORDS:
+                data_sents.add(k)
     rule_spans: dict = {}
     rule_tokens: list = [set() for _ in range(len(doc))]
     for group in rule_groups:
@@ -173,9 +188,9 @@ def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = fr
     shapes = [token_shape(t) for t in texts]
     lasts = [_word_class(w) for w in lowers]
     return DocContext(texts, lowers, shapes, lasts, title_end, title_colon, title_caps, sent_of,
-                      frozenset(cue_sents), rule_spans, rule_tokens,
+                      frozenset(cue_sents), frozenset(data_sents), rule_spans, rule_tokens,
                       abbr_long, abbr_short, {}, keywords, {},
-                      [word_classes.get(w) for w in lowers] if word_classes else [None] * len(lowers))
+                      [word_classes.get(w) for w in lowers] if word_classes else [None] * len(lowers), terms)
 
 
 _APPOS_OPEN = frozenset("a an the our this which".split())
@@ -215,6 +230,11 @@ def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[s
         f"x2={nxt} {nxt2}", f"p|sh={prev}|{sh0}", f"x|sh={nxt}|{shl}", f"p|l={prev}|{last}", f"l|x={last}|{nxt}",
         "sh0=" + sh0, "shl=" + shl,
     ]
+    # word endings say what an unseen name is ("...Bench", "...Net", "...ization")
+    lw = lowers[j - 1]
+    if len(lw) > 4:
+        f.append("s3=" + lw[-3:])
+        f.append("s4=" + lw[-4:])
     cls = ctx.classes
     head = apposition_head(lowers, j)
     if head >= 0:
@@ -240,7 +260,16 @@ def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[s
         f.append(f"{tag}|sh={shape}")
         if ctx.title_colon >= 0 and j <= ctx.title_colon:
             f.append("title_head" + ("_all" if i == 0 and j == ctx.title_colon else ""))
-    elif ctx.sent_of[i] in ctx.cue_sents:
+        end = ctx.title_end - (ctx.title_end > 0 and lowers[ctx.title_end - 1] == ".")
+        if j == end and i == 0:
+            f.append("title_whole")
+        elif j == end and ctx.title_colon >= 0 and i == ctx.title_colon + 1:
+            f.append("title_tail_all")
+    if ctx.sent_of[i] in ctx.data_sents:
+        f.append("data_sent")
+        if ctx.sent_of[i] in ctx.cue_sents:
+            f.append("data_cue_sent")
+    if i >= ctx.title_end and ctx.sent_of[i] in ctx.cue_sents:
         f.append("cue_sent")
         f.append("cue_sent|sh=" + sh0)
     if prev == "(" and nxt == ")":
@@ -276,5 +305,7 @@ def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[s
             f.append("K=title+abs")
     if key in ctx.keywords:
         f.append("kw")
+    if ctx.terms is not None and n <= MAX_TERM_WORDS:
+        f.extend(ctx.terms.features(phrase_key(lowers, ctx.lasts, i, j)))
     f.extend(lexicon(key))
     return f

@@ -29,8 +29,17 @@ from .candidates import candidate_spans, doc_context, span_features
 from .classifier import SparseSoftmax
 from .components import MatchComponent
 from .lexicon import lookup
+from .termstats import TermStats
 from .tokens import doc_text, token_texts
 
+#: A formula is never part of a name ("§", "L^1", "d>1").
+_FORMULA = re.compile(r"[§\\^<>|{}$]")
+#: Broad fields name no method, task or dataset (GUIDELINES.md: never tasks, at most
+#: optional methods).
+BROAD_FIELDS = frozenset(compact_key(f) for f in (
+    "machine learning", "deep learning", "artificial intelligence", "computer vision", "natural language processing",
+    "data mining", "data science", "statistics", "pattern recognition", "signal processing", "robotics",
+    "ML", "AI", "NLP"))
 RULE_GROUPS = ("kg_proposed", "kg_defined", "kg_tasks", "kg_gazetteer", "kg_cues")
 LABELS = {1: "Method", 2: "Method", 3: "Task", 4: "Dataset"}
 
@@ -97,7 +106,8 @@ def _ratio(a: int, b: int) -> str:
     return "<.2" if r < .2 else "<.5" if r < .5 else "<.8" if r < .8 else "hi"
 
 
-def doc_candidates(doc: Doc, word_classes: dict | None = None) -> tuple[list[tuple[int, int]], list[str], object]:
+def doc_candidates(doc: Doc, word_classes: dict | None = None, terms: TermStats | None = None
+                   ) -> tuple[list[tuple[int, int]], list[str], object]:
     """The candidate spans of ``doc``, their texts, and the features' shared context."""
     spans = set(candidate_spans(doc))
     for g in RULE_GROUPS:
@@ -105,7 +115,7 @@ def doc_candidates(doc: Doc, word_classes: dict | None = None) -> tuple[list[tup
             spans.add((s.start, s.end))
     spans = sorted(spans)
     keywords = frozenset(compact_key(p) for k in doc._.kg_keywords or () for p in (k, *k.split(":")) if p.strip())
-    ctx = doc_context(doc, RULE_GROUPS, keywords=keywords, word_classes=word_classes)
+    ctx = doc_context(doc, RULE_GROUPS, keywords=keywords, word_classes=word_classes, terms=terms)
     full = doc_text(doc)
     bounds = doc.to_array([IDX, LENGTH]).tolist() if len(doc) else []
     texts = [full[bounds[i][0]:bounds[j - 1][0] + bounds[j - 1][1]] for i, j in spans]
@@ -125,6 +135,8 @@ def doc_candidates(doc: Doc, word_classes: dict | None = None) -> tuple[list[tup
             f.add("in_last")
         if i >= ctx.title_end and ctx.sent_of[i] in ctx.cue_sents:
             f.add("in_cue")
+            if ctx.sent_of[i] in ctx.data_sents:
+                f.add("in_data_cue")
         if all(x == "x" for x in shapes[i:j]):
             f.add("lower")
         if (i, j) in ctx.abbr_long:
@@ -140,11 +152,14 @@ def kept_candidates(spans, texts, ctx, lexicon: Lexicon) -> list[int]:
     """The candidates worth scoring: a rule's span, a span with a capital, digit or
     symbol, a lower-case run of two to four words; a lower-case single word or run of
     five or more only when the annotated records or the gazetteers know it (others are
-    names one time in two hundred, and a third of all candidates)."""
+    names one time in two hundred, and a third of all candidates). Never a span with a
+    formula in it or a broad field (:data:`BROAD_FIELDS`)."""
     keep = []
     shapes, rule_spans = ctx.shapes, ctx.rule_spans
     for k, ((i, j), t) in enumerate(zip(spans, texts)):
         n = j - i
+        if _FORMULA.search(t) or compact_key(t) in BROAD_FIELDS:
+            continue
         if (n == 1 or n >= 5) and (i, j) not in rule_spans and all(x == "x" for x in shapes[i:j]) \
                 and not lexicon.known(compact_key(t)) and not lookup(t):
             continue
@@ -312,15 +327,20 @@ TRIM_TAIL = frozenset("problem problems task tasks method methods model models f
 
 
 def trimmed_end(texts: list[str], i: int, j: int, c: int) -> int:
-    """The end of a kept span without a generic tail word: after a name with a capital or
-    digit ("GPT-4 model"), or ending a task ("dynamic pricing problem"); not after a
-    lower-case method ("language model")."""
+    """The end of a kept span without a generic tail word: after a word with a digit or
+    inner capitals ("GPT-4 model", "ImageNet dataset"), or ending a task ("dynamic
+    pricing problem"); not after words ("language model", "Large Language Models").
+
+    >>> t = "We use Large Language Models and GPT-4 model".split()
+    >>> trimmed_end(t, 2, 5, 2), trimmed_end(t, 6, 8, 2)
+    (5, 7)
+    """
     if j - i < 2 or texts[j - 1].lower() not in TRIM_TAIL:
         return j
     rest = texts[i:j - 1]
     if c == 3 and texts[j - 1].lower() in ("problem", "problems", "task", "tasks"):
         return j - 1
-    if any(ch.isupper() or ch.isdigit() for t in rest for ch in t):
+    if any(any(ch.isdigit() for ch in t) or sum(ch.isupper() for ch in t) >= 2 for t in rest):
         return j - 1
     return j
 
@@ -339,11 +359,12 @@ class SpanClassifier(MatchComponent):
         self.model: SparseSoftmax | None = None
         self.lexicon = Lexicon()
         self.word_classes: dict[str, list[int]] = {}
+        self.terms = TermStats()
 
     def match(self, doc: Doc) -> list[tuple[int, int, int, str]]:
         if self.model is None:
             self.from_disk(default_model_path())
-        spans, texts, ctx = doc_candidates(doc, self.word_classes)
+        spans, texts, ctx = doc_candidates(doc, self.word_classes, self.terms)
         keep = kept_candidates(spans, texts, ctx, self.lexicon)
         spans, texts = [spans[k] for k in keep], [texts[k] for k in keep]
         probs = self.model.predict(span_rows(spans, texts, ctx, self.lexicon))
@@ -391,6 +412,7 @@ class SpanClassifier(MatchComponent):
                                                       separators=(",", ":")), encoding="utf-8")
         (path / "clusters.json").write_text(json.dumps(self.word_classes, ensure_ascii=False, sort_keys=True,
                                                        separators=(",", ":")), encoding="utf-8")
+        self.terms.to_disk(path / "termstats.json")
 
     def from_disk(self, path, exclude=()) -> SpanClassifier:
         path = Path(path)
@@ -401,6 +423,7 @@ class SpanClassifier(MatchComponent):
         self.lexicon = Lexicon.from_json(json.loads((path / "lexicon.json").read_text(encoding="utf-8")))
         classes = path / "clusters.json"
         self.word_classes = json.loads(classes.read_text(encoding="utf-8")) if classes.exists() else {}
+        self.terms = TermStats.from_disk(path / "termstats.json")
         return self
 
 

@@ -34,6 +34,7 @@ GREEK = {
 }
 _ACCENTS = {"'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303", "c": "\u0327", "=": "\u0304",
             "v": "\u030c", "u": "\u0306", "H": "\u030b", ".": "\u0307"}
+_LETTERS = {"L": "Ł", "l": "ł", "O": "Ø", "o": "ø", "ss": "ß", "ae": "æ", "AE": "Æ", "i": "ı"}
 _SIMPLE_MATH = re.compile(r"^\s*(?:\\([A-Za-z]+)|([A-Za-z0-9]{1,12}))\s*(?:[_^]\{?([A-Za-z0-9]{1,4})\}?)?\s*$")
 _TEXT_CMDS = ("emph|textit|textbf|texttt|textsc|textsf|textrm|textup|text|mathrm|mathbf|mathit|mathsf|mathtt|"
               "mathcal|mathbb|boldsymbol|bm|url|underline|textnormal")
@@ -49,9 +50,14 @@ _PATTERN = re.compile(
     r"|(?P<accent>\\(?P<acc>['`\"^~=.]|[cvuH](?=\{))\{?(?P<accch>[A-Za-z])\}?)"
     r"|(?P<href>\\href\{[^{}]{0,300}\}\{)"
     r"|(?P<cmd>\\(?:" + _TEXT_CMDS + r")\s*\{)"
+    # a text command whose braces the source lost ("\emphGaussian process")
+    r"|(?P<glued>\\(?:" + _TEXT_CMDS + r")(?=[A-Za-z]))"
+    r"|(?P<letter>\\(?:L|l|O|o|ss|ae|AE|i)(?![A-Za-z]))"
     r"|(?P<group>\{\\(?:em|it|bf|sc|tt|sl|rm|sf)\b\s*)"
     r"|(?P<cite>~?\\(?:cite[tp]?|ref|eqref|footnote)\{[^{}]{0,200}\})"
     r"|(?P<escaped>\\[%&#_])"
+    # any other command outside math: an author's macro ("\sgd"); its letters stay
+    r"|(?P<macro>\\(?=[A-Za-z]{2,}))"
     r"|(?P<brace>(?<!\\)[{}])"
     r"|(?P<bold>\*\*|(?<![A-Za-z0-9])__(?=[A-Za-z])|(?<=[A-Za-z0-9])__(?![A-Za-z0-9]))"
     r"|(?P<dollar>(?<!\\)\$)"
@@ -83,7 +89,9 @@ def _replacement(m: re.Match) -> str:
         return "" if m.group("cidn") == "173" else " "
     if kind == "nl":
         return " "
-    if kind in ("hyph", "shy", "href", "cmd", "group", "brace", "dollar", "bold"):
+    if kind == "letter":
+        return _LETTERS[m.group()[1:]]
+    if kind in ("hyph", "shy", "href", "cmd", "glued", "macro", "group", "brace", "dollar", "bold"):
         return ""
     if kind == "math":
         return _math(m.group("mathbody"))

@@ -27,11 +27,12 @@ def make_nlp() -> Language:
     nlp.max_length = 50_000_000  # no parser or NER: memory stays linear in the text
     # Keep hyphenated names whole: "FSL-Net", "layer-wise", "Llama-3-8B".
     infixes = [p.replace("[+\\-\\*^]", "[+\\*^]") for p in nlp.Defaults.infixes if HYPHENS not in p]
+    infixes.append("§")  # a formula (:mod:`kg.extract.normalize`) is never part of a word: "RL§" is "RL", "§"
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
     # LaTeX markup stays outside names: "\textit{Generalized Method of Moments}", "$\texttt{UNI}$".
     # Markdown emphasis too: "*sufficient subset training*".
-    prefixes = [r"\$?\\[A-Za-z]+\{", r"\*+", r"_(?=[A-Za-z])", *nlp.Defaults.prefixes]
-    suffixes = [r"\}\$?[.,;:]?", r"\*+", r"(?<=[A-Za-z])_", *nlp.Defaults.suffixes]
+    prefixes = [r"\$?\\[A-Za-z]+\{", r"\*+", r"_(?=[A-Za-z])", "§", *nlp.Defaults.prefixes]
+    suffixes = [r"\}\$?[.,;:]?", r"\*+", r"(?<=[A-Za-z])_", "§", *nlp.Defaults.suffixes]
     nlp.tokenizer.prefix_search = compile_prefix_regex(prefixes).search
     nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
     nlp.add_pipe("sentencizer")

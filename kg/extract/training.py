@@ -123,7 +123,7 @@ class Parsed:
     maps: tuple
 
 
-def parse(nlp, items: list[tuple[str, Record, Gold]], word_classes: dict | None = None) -> list[Parsed]:
+def parse(nlp, items: list[tuple[str, Record, Gold]], word_classes: dict | None = None, terms=None) -> list[Parsed]:
     """Each annotated record through ``nlp``'s rule components (the classifier left out)."""
     from . import _TITLE_SEP, _text_of, tokenizer_safe
     from .learned import doc_candidates
@@ -139,7 +139,7 @@ def parse(nlp, items: list[tuple[str, Record, Gold]], word_classes: dict | None 
         doc._.kg_keywords = keywords
         for proc in rules:
             doc = proc(doc)
-        spans, texts, ctx = doc_candidates(doc, word_classes)
+        spans, texts, ctx = doc_candidates(doc, word_classes, terms)
         labels = [gold.label(t) for t in texts]
         out.append(Parsed(name, rec, gold, doc, spans, texts, ctx, labels, doc_keys(texts, labels),
                           (ctlen, tmap, amap)))
