@@ -12,6 +12,7 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _NO_STRIP = ("ss", "us", "is", "as", "ous")
 
 
+@lru_cache(maxsize=1 << 16)  # the words of a corpus recur
 def singular(word: str) -> str:
     """A crude English singular for matching: "models" -> "model".
 
@@ -96,12 +97,17 @@ def iri_slug(key: str, max_len: int = 80) -> str:
     'feature-shift-localization-network'
     >>> iri_slug("")[:5]
     'x-da3'
+    >>> iri_slug("0-" + "ł" * 60)[:20]
+    '0-%C5%82%C5%82%C5%82'
     """
     slug = quote(key, safe="-")
     if not slug:
         return "x-" + hashlib.sha1(key.encode()).hexdigest()[:10]
-    if len(slug) > max_len:
-        return slug[: max_len - 11].rstrip("-%") + "-" + hashlib.sha1(key.encode()).hexdigest()[:10]
+    if len(slug) > max_len:  # cut between characters, never inside a percent-escape
+        cut = key[: max_len - 11]
+        while len(quote(cut, safe="-")) > max_len - 11:
+            cut = cut[:-1]
+        return quote(cut, safe="-").rstrip("-") + "-" + hashlib.sha1(key.encode()).hexdigest()[:10]
     return slug
 
 

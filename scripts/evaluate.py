@@ -53,7 +53,7 @@ def shipped_table(shared: Path) -> None:
 def cv_table(shared: Path) -> None:
     nlp = make_nlp()
     classifier = nlp.get_pipe("kg_span_classifier").from_disk(default_model_path())
-    data = parse(nlp, load_annotated(shared), classifier.word_classes)
+    data = parse(nlp, load_annotated(shared), classifier.word_classes, classifier.terms)
     report(shared, cross_validate(classifier, data), None)
 
 

@@ -2,7 +2,7 @@
 """Rebuild the shipped span classifier from the shared data and report its 5-fold
 cross-validated scores.
 
-    python scripts/train.py [--shared ../shared] [--folds 5] [--epochs 12]
+    python scripts/train.py [--shared ../shared] [--folds 5] [--epochs 18]
                             [--corpus-features DIR] [--no-save] [--dump DIR]
 
 Steps: word classes and phrase statistics from the unlabelled corpus (``data/corpus``;
@@ -32,7 +32,7 @@ from kg.extract.normalize import normalize  # noqa: E402
 from kg.extract.termstats import TermStats, count_phrases  # noqa: E402
 from kg.ingest import record_from_mapping  # noqa: E402
 from kg.extract.pipeline import make_nlp  # noqa: E402
-from kg.extract.training import cross_validate, gold_key, load_annotated, parse, train_model  # noqa: E402
+from kg.extract.training import EPOCHS, cross_validate, gold_key, load_annotated, parse, train_model  # noqa: E402
 from kg.extract.wordclusters import word_classes  # noqa: E402
 
 TYPES = ("methods_proposed", "methods", "tasks", "datasets", "github")
@@ -42,9 +42,8 @@ def corpus_features(nlp, path: Path, cache: Path | None) -> tuple[dict, TermStat
     """Word classes (:mod:`kg.extract.wordclusters`) and phrase statistics
     (:mod:`kg.extract.termstats`) of the unlabelled corpus; read from ``cache`` when it
     holds them, else computed (and written there)."""
-    if cache and (cache / "clusters.json").exists() and (cache / "termstats.json").exists():
-        return json.loads((cache / "clusters.json").read_text(encoding="utf-8")), \
-            TermStats.from_disk(cache / "termstats.json")
+    if cache and (cache / "clusters.json").exists() and (cache / "termstats.npy").exists():
+        return json.loads((cache / "clusters.json").read_text(encoding="utf-8")), TermStats.from_disk(cache)
 
     def tokens(text: str) -> list[str]:
         return [t.text for t in nlp.tokenizer(normalize(text)[0]) if not t.is_space]
@@ -60,7 +59,7 @@ def corpus_features(nlp, path: Path, cache: Path | None) -> tuple[dict, TermStat
         cache.mkdir(parents=True, exist_ok=True)
         (cache / "clusters.json").write_text(json.dumps(classes, ensure_ascii=False, sort_keys=True,
                                                         separators=(",", ":")), encoding="utf-8")
-        terms.to_disk(cache / "termstats.json")
+        terms.to_disk(cache)
     return classes, terms
 
 
@@ -112,7 +111,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     ap.add_argument("--folds", type=int, default=5, help="0: no cross-validation")
-    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--epochs", type=int, default=EPOCHS)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threshold", type=float, default=0.5, help="the least score of a kept span")
     ap.add_argument("--rule-floor", type=float, default=1.0,

@@ -252,3 +252,16 @@ def test_title_is_its_own_sentence():
     ex = extract_text("We propose QuillNet for text deblurring.", title="Deblurring Text Images")
     for m in ex.mentions:
         assert "\n" not in m.sentence and not (m.sentence.startswith("Deblurring") and "QuillNet" in m.sentence)
+
+
+def test_only_distinctive_names_travel_to_other_papers():
+    from kg.model import DocEntity, Extraction, Mention
+    from kg.extract.propagate import build_lexicon
+
+    def proposed(name, *aliases):
+        m = Mention(name, "Method", 0, len(name), role="proposed", source="kg_learned_proposed")
+        return DocEntity("Method", name, aliases, "proposed", (m,))
+
+    lex = build_lexicon([Extraction("a", (proposed("Gated Spectral Unit", "GSU"), proposed("natural language"),
+                                          proposed("Deep Learning")))])
+    assert set(lex) == {"Gated Spectral Unit", "GSU"}

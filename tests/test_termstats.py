@@ -36,5 +36,6 @@ def test_features_and_disk_round_trip(tmp_path):
     assert "right=0" in stats.features("leaf counting")
     assert stats.features("never seen") == ["df=rare"]
     assert TermStats().features("leaf counting") == []
-    stats.to_disk(tmp_path / "termstats.json")
-    assert TermStats.from_disk(tmp_path / "termstats.json").rows == stats.rows
+    stats.to_disk(tmp_path)
+    assert TermStats.from_disk(tmp_path).rows == stats.rows
+    assert TermStats.from_disk(tmp_path / "missing").rows == {}

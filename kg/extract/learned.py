@@ -29,17 +29,12 @@ from .candidates import candidate_spans, doc_context, span_features
 from .classifier import SparseSoftmax
 from .components import MatchComponent
 from .lexicon import lookup
+from .shapes import BROAD_FIELDS
 from .termstats import TermStats
 from .tokens import doc_text, token_texts
 
 #: A formula is never part of a name ("§", "L^1", "d>1").
 _FORMULA = re.compile(r"[§\\^<>|{}$]")
-#: Broad fields name no method, task or dataset (GUIDELINES.md: never tasks, at most
-#: optional methods).
-BROAD_FIELDS = frozenset(compact_key(f) for f in (
-    "machine learning", "deep learning", "artificial intelligence", "computer vision", "natural language processing",
-    "data mining", "data science", "statistics", "pattern recognition", "signal processing", "robotics",
-    "ML", "AI", "NLP"))
 RULE_GROUPS = ("kg_proposed", "kg_defined", "kg_tasks", "kg_gazetteer", "kg_cues")
 LABELS = {1: "Method", 2: "Method", 3: "Task", 4: "Dataset"}
 
@@ -272,8 +267,11 @@ def choose(doc: Doc, spans, texts, probs, threshold: float, rule_floor: float = 
         if lk in surface and sk in surface:
             uf.union(lk, sk)
     keys = sorted(surface)
-    for a in keys:  # acronyms the text does not define in parentheses ("TFCD: Training-Free ...")
-        for b in keys:
+    # acronyms the text does not define in parentheses ("TFCD: Training-Free ...")
+    shorts = [a for a in keys if any(c.isupper() for c in surface[a])]
+    longs = [b for b in keys if sum(1 for p in re.split(r"[\s\-/]+", surface[b]) if p) >= 2]
+    for a in shorts:
+        for b in longs:
             if a != b and initials_match(surface[a], surface[b]):
                 uf.union(b, a)
     sums: dict[str, list[float]] = {}
@@ -296,17 +294,18 @@ def choose(doc: Doc, spans, texts, probs, threshold: float, rule_floor: float = 
             c = 1 if peak[g][1] > peak[g][2] else 2
         label[g] = c
     # tasks: a name that ends another names the same task ("single image dehazing")
-    tasks = sorted((g for g in label if label[g] == 3), key=lambda g: (len(surface_words(surface, uf, g)), g))
+    words = {g: surface_words(surface, uf, g) for g in label if label[g] == 3}
+    tasks = sorted(words, key=lambda g: (len(words[g]), g))
     for a in tasks:
-        wa = surface_words(surface, uf, a)
+        wa = words[a]
         for b in tasks:
-            wb = surface_words(surface, uf, b)
+            wb = words[b]
             if a != b and uf.find(a) != uf.find(b) and len(wb) > len(wa) and wb[-len(wa):] == wa:
                 uf.union(a, b)
     # ... and so does its verb phrase ("classifying images", "image classification")
     by_stems: dict[frozenset, str] = {}
     for g in tasks:
-        stems = frozenset(w[:5] for w in surface_words(surface, uf, g) if w not in _SMALL)
+        stems = frozenset(w[:5] for w in words[g] if w not in _SMALL)
         if len(stems) >= 2:
             if stems in by_stems:
                 uf.union(by_stems[stems], g)
@@ -412,7 +411,7 @@ class SpanClassifier(MatchComponent):
                                                       separators=(",", ":")), encoding="utf-8")
         (path / "clusters.json").write_text(json.dumps(self.word_classes, ensure_ascii=False, sort_keys=True,
                                                        separators=(",", ":")), encoding="utf-8")
-        self.terms.to_disk(path / "termstats.json")
+        self.terms.to_disk(path)
 
     def from_disk(self, path, exclude=()) -> SpanClassifier:
         path = Path(path)
@@ -423,7 +422,7 @@ class SpanClassifier(MatchComponent):
         self.lexicon = Lexicon.from_json(json.loads((path / "lexicon.json").read_text(encoding="utf-8")))
         classes = path / "clusters.json"
         self.word_classes = json.loads(classes.read_text(encoding="utf-8")) if classes.exists() else {}
-        self.terms = TermStats.from_disk(path / "termstats.json")
+        self.terms = TermStats.from_disk(path)
         return self
 
 

@@ -6,7 +6,9 @@ the first pass over every record, the names that papers define (proposed
 methods, typed abbreviation definitions) form a lexicon; a second pass finds
 those names, word-bounded and case-sensitive, in the abstracts that did not
 already name them. Only distinctive forms travel: name-like tokens (inner
-capitals or digits, at least 3 characters) and multi-word expansions.
+capitals or digits, at least 3 characters) and multi-word names with a capital or a
+digit; never a broad field ("Deep Learning"), nor a lower-case phrase ("natural
+language"), which would spread one paper's error over the corpus.
 """
 from __future__ import annotations
 
@@ -20,15 +22,17 @@ from operator import attrgetter
 
 from ..model import DocEntity, Extraction, Mention
 from ..text import compact_key
-from .shapes import Taken, is_name_like
+from .shapes import BROAD_FIELDS, Taken, is_name_like
 
 _SOURCE = "kg_corpus"
 
 
 @lru_cache(maxsize=1 << 16)  # the same names recur over the corpus
 def _distinctive(form: str) -> bool:
-    if " " in form.strip():
-        return len(form.split()) >= 2 and len(form) >= 8
+    if compact_key(form) in BROAD_FIELDS:
+        return False
+    if " " in form.strip():  # a multi-word name with a capital or digit ("Gated Spectral Unit")
+        return len(form.split()) >= 2 and len(form) >= 8 and any(c.isupper() or c.isdigit() for c in form)
     return len(form) >= 3 and is_name_like(form)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..text import compact_key
+
 #: Acronyms of fields and generic families: never a paper's own method name.
 GENERIC_ACRONYMS = frozenset(
     "ai ml dl nlp cv rl llm llms lm lms vlm vlms mllm mllms dnn dnns cnn cnns rnn rnns gnn gnns "
@@ -41,3 +43,11 @@ class Taken:
 
     def add(self, start: int, end: int) -> None:
         self.mask[start:end] = b"\x01" * (end - start)
+
+
+#: Broad fields name no method, task or dataset (GUIDELINES.md: never tasks, at most
+#: optional methods), by :func:`~kg.text.compact_key`.
+BROAD_FIELDS = frozenset(compact_key(f) for f in (
+    "machine learning", "deep learning", "artificial intelligence", "computer vision", "natural language processing",
+    "data mining", "data science", "statistics", "pattern recognition", "signal processing", "robotics",
+    "ML", "AI", "NLP"))

@@ -13,10 +13,11 @@ records never contained.
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
+
+import numpy
 
 from ..text import singular
 from .candidates import INNER, MAX_TERM_WORDS as MAX_WORDS, _breaks, _edge_ok, phrase_key
@@ -121,19 +122,36 @@ class TermStats:
 
     def __init__(self, rows: dict[str, list[int]] | None = None):
         self.rows = rows or {}
+        self._memo: dict[str, list[str]] = {}  # common phrases recur in every abstract
 
     def features(self, key: str) -> list[str]:
-        row = self.rows.get(key)
-        if row is None:
-            return ["df=rare"] if self.rows else []
-        c = row[0]
-        return ["df=" + _count_bin(c)] + [f"{name}={_ratio_bin(a, c)}" for name, a in zip(FIELDS, row[1:])]
+        out = self._memo.get(key)
+        if out is None:
+            row = self.rows.get(key)
+            if row is None:
+                out = ["df=rare"] if self.rows else []
+            else:
+                c = row[0]
+                out = ["df=" + _count_bin(c)] + [f"{name}={_ratio_bin(a, c)}" for name, a in zip(FIELDS, row[1:])]
+            if len(self._memo) >= 1 << 16:
+                self._memo.clear()
+            self._memo[key] = out
+        return out
 
-    def to_disk(self, path: Path) -> None:
-        Path(path).write_text(json.dumps(self.rows, ensure_ascii=False, sort_keys=True, separators=(",", ":")),
-                              encoding="utf-8")
+    def to_disk(self, folder: Path) -> None:
+        """``termstats.txt`` (the phrases, one a line) and ``termstats.npy`` (their rows):
+        read back in half the time of JSON."""
+        folder = Path(folder)
+        keys = sorted(self.rows)
+        (folder / "termstats.txt").write_text("".join(k + "\n" for k in keys), encoding="utf-8")
+        rows = numpy.array([self.rows[k] for k in keys], dtype=numpy.uint32).reshape(len(keys), 1 + len(FIELDS))
+        numpy.save(folder / "termstats.npy", rows, allow_pickle=False)
 
     @classmethod
-    def from_disk(cls, path: Path) -> TermStats:
-        path = Path(path)
-        return cls(json.loads(path.read_text(encoding="utf-8")) if path.exists() else {})
+    def from_disk(cls, folder: Path) -> TermStats:
+        folder = Path(folder)
+        if not (folder / "termstats.npy").exists():
+            return cls()
+        keys = (folder / "termstats.txt").read_text(encoding="utf-8").split("\n")[:-1]
+        rows = numpy.load(folder / "termstats.npy", allow_pickle=False).tolist()
+        return cls(dict(zip(keys, rows)))
