@@ -381,10 +381,18 @@ class SpanClassifier(MatchComponent):
             if known:
                 names[g] = min(names.get(g, known), known)
         forms: dict[str, list[str]] = {}
+        title_end = next((t.i for t in doc if t.idx >= (doc._.kg_title_len or 0)), len(doc))
         for i, j, c, g in found:
             forms.setdefault(g, []).append(doc[i:j].text)
+        # the spelling inside the abstract's sentences before the title's or a sentence start's
+        # ("neural networks", not "Neural Networks")
+        starts = {sent.start for sent in doc.sents}
+        said = {g: [doc[i:j].text for i, j, c2, g2 in found if g2 == g and i >= title_end and i not in starts]
+                for g in forms}
         for i, j, c, g in found:
             if g not in names:
+                if said[g] and c != 3:
+                    forms[g] = said[g]
                 if c == 3:  # a task: its shortest form that is not an acronym ("instruction tuning", not "IT")
                     words = [t for t in forms[g] if " " in t or not sum(ch.isupper() for ch in t) > 1] or forms[g]
                     names[g] = min(words, key=lambda t: (len(t), t))
