@@ -13,7 +13,7 @@ it asks the kernel to start writing the newest window back
 (``sync_file_range``), waits for the window before it and drops those pages from
 the cache (``posix_fadvise(DONTNEED)``), so the same pages are used over and
 over. The same 4 GB then took 2.0-2.2 s of system time (2.9-4.4 s wall), and the
-copy of ``graph.nt`` 1.6-1.7 s (1.9-2.1 s wall; ``scripts/benchmarks.md``, session 13). The bytes
+copy of ``graph.nt`` 1.6-1.7 s (1.9-2.1 s wall; ``scripts/benchmarks.md`` at 599e11f). The bytes
 written are the same; only where they wait changes. A reader of a dropped range
 (the store loader, the next build copying blocks) reads it from disk: a
 rebuild's copies of the last build's blocks go through :class:`Source`, which
@@ -103,8 +103,8 @@ class Source:
     :class:`Writeback` left out of the page cache. Copied by ``copy_file_range`` in
     blocks of about 0.5 MB (as adjacent unchanged units come), the 100k copies took
     20-22 s, 12-14 s of it system time; read with ``O_DIRECT`` a window at a time,
-    19.5-20.9 s (3.7 s); read this way, 12.3-13.3 s (4.3-4.9 s) (``scripts/benchmarks.md``,
-    session 13).
+    19.5-20.9 s (3.7 s); read this way, 12.3-13.3 s (4.3-4.9 s) (``scripts/benchmarks.md``
+    at 599e11f).
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile() as a, tempfile.TemporaryFile() as b:

@@ -330,7 +330,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         # take 12-16 s and this process is then drawing its last view, so the child writes
         # graph.json. Also tried: this process writing graph.json after its first view, so that
         # the child drew the last one. The write stage was no shorter in two alternated pairs
-        # (23.2 and 24.6 s, against 22.7 and 24.3 s for session 19's code).
+        # (23.2 and 24.6 s, against 22.7 and 24.3 s for the code of 29bdaa4).
         json_job = _Shared([GRAPH_JSON] if old is not None else [])
         if old is not None:
             # Most of an incremental build's block writing is the kernel copying old blocks,

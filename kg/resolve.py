@@ -22,7 +22,7 @@ from operator import attrgetter
 from ._gc import without_gc
 from ._unionfind import UnionFind
 from .model import Entity, Extraction, Mention, Paper, Record, Relation
-from .text import compact_key, iri_slug, label_slug, norm_words, normalize_github, text_hash
+from .text import compact_key, iri_slug, label_slug, norm_words, normalize_github, stem_bag, text_hash
 
 ROLE_PREDICATE = {"proposed": "proposes", "used": "usesMethod"}
 TYPE_PREDICATE = {"Task": "addressesTask", "Dataset": "usesDataset", "CodeRepository": "hasCode"}
@@ -43,14 +43,6 @@ def _is_acronym(form: str) -> bool:
     generic word after it ("CIFAR-10 dataset", "GPT-4 model"): no expansion."""
     form = _without_tail(form)
     return " " not in form and len(form) <= 12 and sum(c.isupper() for c in form) >= 2
-
-
-_SMALL = frozenset("of for and the a an in on with to via by from".split())
-
-
-def _stems(form: str) -> frozenset:
-    """The words of ``form`` cut to five letters, small words left out."""
-    return frozenset(w[:5] for w in norm_words(form) if w not in _SMALL)
 
 
 #: Words after a name that do not change what it names: after a name with a capital or
@@ -169,7 +161,7 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
         # spellings of one expansion ("mean square error", "mean squared error") are one concept
         by_stems: dict[frozenset, tuple] = {}
         for sig in sorted(sigs):
-            stems = _stems(next(f for f in (sig[1], *sig[2]) if not _is_acronym(f)))
+            stems = stem_bag(norm_words(next(f for f in (sig[1], *sig[2]) if not _is_acronym(f))))
             if stems in by_stems:
                 uf.union(by_stems[stems], seen[sig])
             else:

@@ -10,9 +10,11 @@ from urllib.parse import quote
 _LATEX_CMD = re.compile(r"\\(?:texttt|textit|textsc|textbf|emph|mathrm|mathbf|mathsf|url|href)\s*")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _NO_STRIP = ("ss", "us", "is", "as", "ous")
+#: Words a name may skip: in its initials, in the stems it is matched by.
+SMALL_WORDS = frozenset("of for and the a an in on with to via by from".split())
 
 
-@lru_cache(maxsize=1 << 16)  # the words of a corpus recur
+@lru_cache(maxsize=1 << 18)  # the words of a corpus recur
 def singular(word: str) -> str:
     """A crude English singular for matching: "models" -> "model".
 
@@ -26,6 +28,16 @@ def singular(word: str) -> str:
     if len(word) > 3 and word.endswith("s") and not word.endswith(_NO_STRIP) and word.isalpha():
         return word[:-1]
     return word
+
+
+def stem_bag(words: list[str]) -> frozenset:
+    """The words cut to five letters, small words left out: "classifying images" and
+    "image classification" share theirs.
+
+    >>> stem_bag(["classifying", "image"]) == stem_bag(["image", "classification"])
+    True
+    """
+    return frozenset(w[:5] for w in words if w not in SMALL_WORDS)
 
 
 def norm_words(text: str) -> list[str]:

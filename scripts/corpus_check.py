@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from kg.extract import extract_records  # noqa: E402
 from kg.ingest import record_from_mapping  # noqa: E402
 from kg.resolve import resolve  # noqa: E402
+from kg.text import SMALL_WORDS  # noqa: E402
 
 ML_VENUES = frozenset("ICML NIPS ICLR AISTATS UAI COLT ACML COLM CORL AUTOML ALT".split())
 MARKUP = re.compile(r"[$\\{}<>§]|\(cid:|\^|_\{")
@@ -64,9 +65,6 @@ def loose_key(label: str) -> str:
     return "".join(words)
 
 
-_SMALL = frozenset("of for and the a an in on with to via by from".split())
-
-
 def is_acronym(name: str) -> bool:
     """Capitals, digits and at most single lower-case letters ("MDPs", "fMRI", "t-SNE"),
     not a name in camel case ("AdaGrad") or a hyphenated pair of names ("Plackett-Luce")."""
@@ -85,7 +83,7 @@ def strict_initials(short: str, long: str) -> bool:
     """
     letters = re.sub(r"s$", "", short)
     letters = "".join(c for c in letters if c.isupper() or c.isdigit()).lower()
-    words = [w for w in re.split(r"[\s\-/]+", long.lower()) if w and w not in _SMALL]
+    words = [w for w in re.split(r"[\s\-/]+", long.lower()) if w and w not in SMALL_WORDS]
     return len(letters) >= 2 and letters == "".join(w[0] for w in words)
 
 

@@ -20,7 +20,7 @@ def test_a_run_replaces_its_results_and_keeps_the_notes():
     merged = bench.merge_results(text, "| N | new table |\n")
     assert merged.count("| N | new table |") == 1 and merged.count(bench.BEGIN) == 1
     assert merged.startswith(text[:start]) and merged.endswith(text[end + len(bench.END) + 1:])
-    assert "## Against the targets of issue 7" in merged and "Session 10's run" in merged
+    assert "## Against the targets of issue 7" in merged and "## Why +1% is still not 15%" in merged
     assert bench.merge_results(merged, text[start + len(bench.BEGIN) + 1:end]) == text  # and back
 
 

@@ -133,7 +133,7 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="children die with the build through prctl")
 def test_a_killed_builds_children_die_with_it_and_do_not_hold_its_lock(tmp_path):
-    # CI, session 25: a build killed with kill -9 while writing left its forked writer
+    # In CI once, a build killed with kill -9 while writing left its forked writer
     # running (and holding the output lock) until the writer had drawn its views.
     holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(tmp_path / "out")], stdout=subprocess.PIPE,
                               text=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from spacy.tokens import Doc
 
@@ -85,9 +84,10 @@ def token_shape(text: str) -> str:
     return "x"
 
 
-@lru_cache(maxsize=1 << 16)
-def _word_class(lower: str) -> str:
-    return singular(lower)
+def abstract_start(doc: Doc) -> int:
+    """The index of the abstract's first token (0 without a title)."""
+    title_len = doc._.kg_title_len or 0
+    return next((t.i for t in doc if t.idx >= title_len), len(doc)) if title_len else 0
 
 
 def candidate_spans(doc: Doc, max_len: int = MAX_LEN) -> list[tuple[int, int]]:
@@ -153,10 +153,7 @@ def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = fr
     from .components import defined_type
 
     texts, lowers = token_texts(doc)
-    title_len = doc._.kg_title_len or 0
-    title_end = 0
-    if title_len:
-        title_end = next((t.i for t in doc if t.idx >= title_len), len(doc))
+    title_end = abstract_start(doc)
     title_colon = next((i for i in range(title_end) if texts[i] == ":"), -1)
     long_words = [t for t in texts[:title_end] if len(t) > 3 and t.isalpha()]
     title_caps = len(long_words) >= 2 and sum(t[0].isupper() for t in long_words) >= 0.7 * len(long_words)
@@ -186,7 +183,7 @@ def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = fr
         abbr_long[(long.start, long.end)] = typ
         abbr_short[(short.start, short.end)] = typ
     shapes = [token_shape(t) for t in texts]
-    lasts = [_word_class(w) for w in lowers]
+    lasts = [singular(w) for w in lowers]
     return DocContext(texts, lowers, shapes, lasts, title_end, title_colon, title_caps, sent_of,
                       frozenset(cue_sents), frozenset(data_sents), rule_spans, rule_tokens,
                       abbr_long, abbr_short, {}, keywords, {},

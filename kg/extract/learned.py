@@ -24,10 +24,10 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from .._unionfind import UnionFind
-from ..text import compact_key, norm_words
-from .candidates import candidate_spans, doc_context, span_features
+from ..text import SMALL_WORDS, compact_key, norm_words, stem_bag
+from .candidates import abstract_start, candidate_spans, doc_context, span_features
 from .classifier import SparseSoftmax
-from .components import MatchComponent
+from .components import MatchComponent, sentences
 from .lexicon import lookup
 from .shapes import BROAD_FIELDS
 from .termstats import TermStats
@@ -172,7 +172,6 @@ def span_rows(spans, texts, ctx, lexicon: Lexicon) -> list[list[str]]:
 GENERIC_TAIL = frozenset("problem problems task tasks method methods model models framework frameworks approach "
                          "approaches algorithm algorithms technique techniques strategy scheme setting settings "
                          "system systems dataset datasets benchmark benchmarks corpus corpora".split())
-_SMALL = frozenset("of for and the a an in on with to via by from".split())
 
 
 def initials_match(short: str, long: str) -> bool:
@@ -210,7 +209,7 @@ def initials_match(short: str, long: str) -> bool:
                     k += 1
                     continue
                 break
-        return word in _SMALL and fit(li, pi + 1)
+        return word in SMALL_WORDS and fit(li, pi + 1)
     return fit(0, 0)
 
 
@@ -305,7 +304,7 @@ def choose(doc: Doc, spans, texts, probs, threshold: float, rule_floor: float = 
     # ... and so does its verb phrase ("classifying images", "image classification")
     by_stems: dict[frozenset, str] = {}
     for g in tasks:
-        stems = frozenset(w[:5] for w in words[g] if w not in _SMALL)
+        stems = stem_bag(words[g])
         if len(stems) >= 2:
             if stems in by_stems:
                 uf.union(by_stems[stems], g)
@@ -381,17 +380,17 @@ class SpanClassifier(MatchComponent):
             if known:
                 names[g] = min(names.get(g, known), known)
         forms: dict[str, list[str]] = {}
-        title_end = next((t.i for t in doc if t.idx >= (doc._.kg_title_len or 0)), len(doc))
-        for i, j, c, g in found:
-            forms.setdefault(g, []).append(doc[i:j].text)
         # the spelling inside the abstract's sentences before the title's or a sentence start's
         # ("neural networks", not "Neural Networks")
-        starts = {sent.start for sent in doc.sents}
-        said = {g: [doc[i:j].text for i, j, c2, g2 in found if g2 == g and i >= title_end and i not in starts]
-                for g in forms}
+        said: dict[str, list[str]] = {}
+        first, starts = abstract_start(doc), {sent.start for sent in sentences(doc)}
+        for i, j, c, g in found:
+            forms.setdefault(g, []).append(doc[i:j].text)
+            if i >= first and i not in starts:
+                said.setdefault(g, []).append(doc[i:j].text)
         for i, j, c, g in found:
             if g not in names:
-                if said[g] and c != 3:
+                if g in said and c != 3:
                     forms[g] = said[g]
                 if c == 3:  # a task: its shortest form that is not an acronym ("instruction tuning", not "IT")
                     words = [t for t in forms[g] if " " in t or not sum(ch.isupper() for ch in t) > 1] or forms[g]

@@ -38,12 +38,6 @@ _NEXT_DATA = frozenset("dataset datasets benchmark benchmarks corpus corpora dat
 FIELDS = ("title", "cap", "kw", "right", "left", "for", "use", "det", "ntask", "nmethod", "ndata", "paren")
 
 
-class _Singular(dict):
-    def __missing__(self, word: str) -> str:
-        out = self[word] = singular(word)
-        return out
-
-
 def _phrases(texts: list[str], lowers: list[str]) -> Iterable[tuple[int, int]]:
     """The (start, end) of each run that may name something (as candidate spans are cut)."""
     ok = [_edge_ok(t, w) for t, w in zip(texts, lowers)]
@@ -62,12 +56,11 @@ def count_phrases(docs: Iterable[tuple[list[str], list[str], list[list[str]]]]) 
     """{phrase key: [count, *FIELDS counts]} of every phrase seen :data:`MIN_COUNT` times
     or more. ``docs``: (title tokens, abstract tokens, keywords as token lists) each;
     iterated twice, so a list."""
-    sing = _Singular()
     counts: Counter = Counter()
     for title, abstract, _ in docs:
         for part in (title, abstract):
             lowers = [t.lower() for t in part]
-            lasts = [sing[w] for w in lowers]
+            lasts = [singular(w) for w in lowers]
             for i, j in _phrases(part, lowers):
                 counts[phrase_key(lowers, lasts, i, j)] += 1
     rows = {k: [n] + [0] * len(FIELDS) for k, n in counts.items() if n >= MIN_COUNT}
@@ -75,7 +68,7 @@ def count_phrases(docs: Iterable[tuple[list[str], list[str], list[list[str]]]]) 
     for k, row in rows.items():  # the most frequent one-word-longer phrase on each side
         words = k.split(" ")
         if len(words) > 1:
-            for side, sub in ((4, " ".join(words[:-2] + [sing[words[-2]]])), (5, " ".join(words[1:]))):
+            for side, sub in ((4, " ".join(words[:-2] + [singular(words[-2])])), (5, " ".join(words[1:]))):
                 r = rows.get(sub)
                 if r is not None and row[0] > r[side]:
                     r[side] = row[0]
@@ -83,12 +76,12 @@ def count_phrases(docs: Iterable[tuple[list[str], list[str], list[list[str]]]]) 
         for kw in keywords:
             lowers = [t.lower() for t in kw]
             if lowers:
-                r = rows.get(phrase_key(lowers, [sing[w] for w in lowers], 0, len(lowers)))
+                r = rows.get(phrase_key(lowers, [singular(w) for w in lowers], 0, len(lowers)))
                 if r is not None:
                     r[3] += 1
         for part, in_title in ((title, 1), (abstract, 0)):
             lowers = [t.lower() for t in part]
-            lasts = [sing[w] for w in lowers]
+            lasts = [singular(w) for w in lowers]
             n = len(part)
             for i, j in _phrases(part, lowers):
                 r = rows.get(phrase_key(lowers, lasts, i, j))
