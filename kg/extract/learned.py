@@ -2,14 +2,16 @@
 
 The rule components before it mark what they find; this one scores every candidate span
 (:mod:`kg.extract.candidates`) with a trained :class:`~kg.extract.classifier.SparseSoftmax`
-whose features include the rules' marks, then keeps the best-scoring spans that do not
-overlap. The spans of one name in one record (its case and plural variants, an acronym
-and its expansion) get one type: the one their summed probabilities favour.
+whose features include the rules' marks; :mod:`kg.extract.names` keeps the best-scoring
+spans that do not overlap, joins the spans of one name in one record (its case and plural
+variants, an acronym and its expansion) and gives each name one class, by a second,
+name-level model.
 
 Sets ``doc.spans["kg_learned_proposed"]`` (label ``Method``: the paper's own methods) and
 ``doc.spans["kg_learned"]`` (labels ``Method`` / ``Task`` / ``Dataset``). The model is
 saved and loaded the spaCy way (``to_disk`` / ``from_disk``): the shipped one is in
-``kg/resources/model``; ``scripts/train.py`` rebuilds it.
+``kg/resources/model`` (the second stage in its ``names`` folder); ``scripts/train.py``
+rebuilds it.
 """
 from __future__ import annotations
 
@@ -17,18 +19,19 @@ import json
 import re
 from collections import Counter
 from importlib import resources
+from functools import partial
 from pathlib import Path
 
 from spacy.attrs import IDX, LENGTH
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from .._unionfind import UnionFind
-from ..text import SMALL_WORDS, compact_key, norm_words, stem_bag
-from .candidates import abstract_start, candidate_spans, doc_context, span_features
+from ..text import compact_key
+from .candidates import abstract_start, candidate_spans, doc_context, head_kinds, span_features
 from .classifier import SparseSoftmax
 from .components import MatchComponent, sentences
 from .lexicon import lookup
+from .names import choose, name_features
 from .shapes import BROAD_FIELDS
 from .termstats import TermStats
 from .tokens import doc_text, token_texts
@@ -140,6 +143,8 @@ def doc_candidates(doc: Doc, word_classes: dict | None = None, terms: TermStats 
             f.add("abbr_short")
         for r in ctx.rule_spans.get((i, j), ()):
             f.add("r:" + r)
+        for kind in head_kinds(lowers, ctx.lasts, i, j):
+            f.add("hd:" + kind)
     return spans, texts, ctx
 
 
@@ -168,156 +173,6 @@ def span_rows(spans, texts, ctx, lexicon: Lexicon) -> list[list[str]]:
     return [span_features(ctx, i, j, t, feats) for (i, j), t in zip(spans, texts)]
 
 
-#: Words that end a name without changing what it names ("the dynamic pricing problem").
-GENERIC_TAIL = frozenset("problem problems task tasks method methods model models framework frameworks approach "
-                         "approaches algorithm algorithms technique techniques strategy scheme setting settings "
-                         "system systems dataset datasets benchmark benchmarks corpus corpora".split())
-
-
-def initials_match(short: str, long: str) -> bool:
-    """Whether ``short`` is an acronym of ``long``: its letters, in order, start words or
-    hyphen parts of ``long`` (small words may be skipped, a word may give more than one
-    letter).
-
-    >>> [initials_match(a, b) for a, b in [("HBFP", "Hybrid Block Floating Point"),
-    ...  ("GA-Net", "Guided Aggregation Net"), ("P2L", "Pick-To-Learn"), ("TFCD", "Training-Free Counterfactual Debiasing"),
-    ...  ("DSD", "Dense-Sparse-Dense Training"), ("GAN", "graph attention")]]
-    [True, True, True, True, True, False]
-    """
-    letters = [c.lower() for c in short if c.isalnum()]
-    parts = [p for p in re.split(r"[\s\-/]+", long) if p]
-    if len(letters) < 2 or len(parts) < 2 or not any(c.isupper() for c in short):
-        return False
-    digits = {"2": "to", "4": "for"}
-
-    def fit(li: int, pi: int) -> bool:
-        if li == len(letters):
-            return True
-        if pi == len(parts):
-            return False
-        word = parts[pi].lower()
-        c = letters[li]
-        if digits.get(c) == word:
-            return fit(li + 1, pi + 1)
-        if word[:1] == c:
-            # this word gives one letter or more (a prefix of the word: "Ne" of "Net")
-            k = 1
-            while True:
-                if fit(li + k, pi + 1):
-                    return True
-                if li + k < len(letters) and k < len(word) and word[k] == letters[li + k]:
-                    k += 1
-                    continue
-                break
-        return word in SMALL_WORDS and fit(li, pi + 1)
-    return fit(0, 0)
-
-
-def group_key(text: str) -> str:
-    """The key spans of one name share in a record: the compact key without a generic
-    tail word and without an acronym's plural ("GPs" -> "gp")."""
-    words = norm_words(text)
-    while len(words) > 1 and words[-1] in GENERIC_TAIL:
-        words = words[:-1]
-    if len(words) == 1 and re.fullmatch(r"[A-Z][A-Z0-9\-]+s", text.strip()):
-        words = [words[0][:-1]]
-    return "".join(words)
-
-
-def choose(doc: Doc, spans, texts, probs, threshold: float, rule_floor: float = 1.0, length_bonus: float = 0.0
-           ) -> list[tuple[int, int, int, str]]:
-    """(start, end, class, group) of the spans kept: the best-scoring first, none
-    overlapping one kept before. The spans of one name get one class, that of the name's
-    summed probabilities (a method is proposed when one of its spans says so more than
-    any says used), and one group: a text shared by its spans. One name: the same
-    :func:`group_key`, an acronym and its expansion, or for tasks one name ending
-    another ("graph anomaly detection", "anomaly detection")."""
-    # best first; a longer span gains ``length_bonus`` a token over a shorter one inside it
-    order = sorted((k for k in range(len(spans)) if 1.0 - probs[k][0] >= threshold),
-                   key=lambda k: (probs[k][0] - length_bonus * (spans[k][1] - spans[k][0] - 1), spans[k]))
-    taken = bytearray(len(doc))
-    kept = []
-    for k in order:
-        i, j = spans[k]
-        if any(taken[i:j]):
-            continue
-        taken[i:j] = b"\x01" * (j - i)
-        kept.append(k)
-    # the proposal rules' names, where the classifier kept nothing and gave them some weight
-    forced = set()
-    if rule_floor < 1.0:
-        index = {sp: k for k, sp in enumerate(spans)}
-        for span in doc.spans.get("kg_proposed", []):
-            k = index.get((span.start, span.end))
-            if k is None or any(taken[span.start:span.end]) or 1.0 - probs[k][0] < rule_floor:
-                continue
-            taken[span.start:span.end] = b"\x01" * (span.end - span.start)
-            kept.append(k)
-            forced.add(k)
-    key = {k: group_key(texts[k]) for k in kept}
-    uf = UnionFind()
-    for k in kept:
-        uf.find(key[k])
-    surface: dict[str, str] = {}
-    for k in kept:
-        surface.setdefault(key[k], texts[k])
-    for long, short in doc._.kg_abbreviations or []:
-        lk, sk = group_key(long.text), group_key(short.text)
-        if lk in surface and sk in surface:
-            uf.union(lk, sk)
-    keys = sorted(surface)
-    # acronyms the text does not define in parentheses ("TFCD: Training-Free ...")
-    shorts = [a for a in keys if any(c.isupper() for c in surface[a])]
-    longs = [b for b in keys if sum(1 for p in re.split(r"[\s\-/]+", surface[b]) if p) >= 2]
-    for a in shorts:
-        for b in longs:
-            if a != b and initials_match(surface[a], surface[b]):
-                uf.union(b, a)
-    sums: dict[str, list[float]] = {}
-    peak: dict[str, list[float]] = {}
-    for k in kept:
-        g = uf.find(key[k])
-        row = sums.setdefault(g, [0.0] * 5)
-        top = peak.setdefault(g, [0.0] * 5)
-        for c in range(5):
-            row[c] += float(probs[k][c])
-            top[c] = max(top[c], float(probs[k][c]))
-    for k in forced:
-        g = uf.find(key[k])
-        peak[g][1] = max(peak[g][1], 1.0)
-        sums[g][1] += 1.0
-    label = {}
-    for g, row in sums.items():
-        c = max(range(1, 5), key=lambda c: (row[c] + (row[1] if c == 2 else 0.0), -c))
-        if c in (1, 2):
-            c = 1 if peak[g][1] > peak[g][2] else 2
-        label[g] = c
-    # tasks: a name that ends another names the same task ("single image dehazing")
-    words = {g: surface_words(surface, uf, g) for g in label if label[g] == 3}
-    tasks = sorted(words, key=lambda g: (len(words[g]), g))
-    for a in tasks:
-        wa = words[a]
-        for b in tasks:
-            wb = words[b]
-            if a != b and uf.find(a) != uf.find(b) and len(wb) > len(wa) and wb[-len(wa):] == wa:
-                uf.union(a, b)
-    # ... and so does its verb phrase ("classifying images", "image classification")
-    by_stems: dict[frozenset, str] = {}
-    for g in tasks:
-        stems = stem_bag(words[g])
-        if len(stems) >= 2:
-            if stems in by_stems:
-                uf.union(by_stems[stems], g)
-            else:
-                by_stems[stems] = g
-    out = []
-    for k in kept:
-        i, j = spans[k]
-        c = label[uf.find(key[k])]
-        out.append((i, j, c, uf.find(key[k])))
-    return sorted(out)
-
-
 #: Tail words a name goes without ("ImageNet-1K task", "the dynamic pricing problem").
 TRIM_TAIL = frozenset("problem problems task tasks method methods model models framework frameworks approach "
                       "approaches algorithm algorithms technique techniques dataset datasets benchmark benchmarks "
@@ -343,30 +198,39 @@ def trimmed_end(texts: list[str], i: int, j: int, c: int) -> int:
     return j
 
 
-def surface_words(surface: dict[str, str], uf: UnionFind, g: str) -> list[str]:
-    return [w for w in norm_words(surface[g]) if w not in GENERIC_TAIL] or norm_words(surface[g])
-
-
 class SpanClassifier(MatchComponent):
-    def __init__(self, nlp: Language, name: str, threshold: float = 0.5, rule_floor: float = 1.0,
-                 length_bonus: float = 0.1):
+    def __init__(self, nlp: Language, name: str, threshold: float = 0.5, length_bonus: float = 0.1,
+                 none_weight: float = 1.0):
         super().__init__(nlp, name)
         self.threshold = threshold
-        self.rule_floor = rule_floor
         self.length_bonus = length_bonus
+        self.none_weight = none_weight
         self.model: SparseSoftmax | None = None
+        self.name_model: SparseSoftmax | None = None  # the second stage (kg.extract.names)
         self.lexicon = Lexicon()
         self.word_classes: dict[str, list[int]] = {}
         self.terms = TermStats()
 
-    def match(self, doc: Doc) -> list[tuple[int, int, int, str]]:
+    def score(self, doc: Doc) -> tuple[list[tuple[int, int]], list[str], object, object]:
+        """The candidates worth scoring, their texts, their class probabilities and the
+        record's context."""
         if self.model is None:
             self.from_disk(default_model_path())
         spans, texts, ctx = doc_candidates(doc, self.word_classes, self.terms)
         keep = kept_candidates(spans, texts, ctx, self.lexicon)
         spans, texts = [spans[k] for k in keep], [texts[k] for k in keep]
-        probs = self.model.predict(span_rows(spans, texts, ctx, self.lexicon))
-        return choose(doc, spans, texts, probs, self.threshold, self.rule_floor, self.length_bonus)
+        return spans, texts, self.model.predict(span_rows(spans, texts, ctx, self.lexicon)), ctx
+
+    def name_features(self, texts: list[str], ctx):
+        """``features(names, g)``: the second stage's features of a name of this record."""
+        return partial(name_features, texts=texts, key_flags=ctx.key_flags, lexicon=self.lexicon.features)
+
+    def match(self, doc: Doc) -> list[tuple[int, int, int, str]]:
+        spans, texts, probs, ctx = self.score(doc)
+        second = None
+        if self.name_model is not None:
+            second = (self.name_model, self.name_features(texts, ctx), self.none_weight)
+        return choose(doc, spans, texts, probs, self.threshold, self.length_bonus, second)
 
     def set_annotations(self, doc: Doc, found: list[tuple[int, int, int, str]]) -> None:
         # Every span of one name carries the name as its kb_id (so that the spans are one
@@ -409,10 +273,12 @@ class SpanClassifier(MatchComponent):
     def to_disk(self, path, exclude=()) -> None:
         path = Path(path)
         self.model.to_disk(path)
+        if self.name_model is not None:
+            self.name_model.to_disk(path / "names")
         cfg = json.loads((path / "config.json").read_text(encoding="utf-8"))
         cfg["threshold"] = self.threshold
-        cfg["rule_floor"] = self.rule_floor
         cfg["length_bonus"] = self.length_bonus
+        cfg["none_weight"] = self.none_weight
         (path / "config.json").write_text(json.dumps(cfg, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (path / "lexicon.json").write_text(json.dumps(self.lexicon.to_json(), ensure_ascii=False, sort_keys=True,
                                                       separators=(",", ":")), encoding="utf-8")
@@ -424,8 +290,9 @@ class SpanClassifier(MatchComponent):
         path = Path(path)
         self.model = SparseSoftmax.from_disk(path)
         self.threshold = float(self.model.config.pop("threshold", self.threshold))
-        self.rule_floor = float(self.model.config.pop("rule_floor", self.rule_floor))
         self.length_bonus = float(self.model.config.pop("length_bonus", self.length_bonus))
+        self.none_weight = float(self.model.config.pop("none_weight", self.none_weight))
+        self.name_model = SparseSoftmax.from_disk(path / "names") if (path / "names").is_dir() else None
         self.lexicon = Lexicon.from_json(json.loads((path / "lexicon.json").read_text(encoding="utf-8")))
         classes = path / "clusters.json"
         self.word_classes = json.loads(classes.read_text(encoding="utf-8")) if classes.exists() else {}
@@ -437,7 +304,7 @@ def default_model_path() -> Path:
     return Path(str(resources.files("kg") / "resources" / "model"))
 
 
-@Language.factory("kg_span_classifier", default_config={"threshold": 0.5, "rule_floor": 1.0, "length_bonus": 0.1})
-def make_span_classifier(nlp: Language, name: str, threshold: float, rule_floor: float,
-                         length_bonus: float) -> SpanClassifier:
-    return SpanClassifier(nlp, name, threshold, rule_floor, length_bonus)
+@Language.factory("kg_span_classifier", default_config={"threshold": 0.5, "length_bonus": 0.1, "none_weight": 1.0})
+def make_span_classifier(nlp: Language, name: str, threshold: float, length_bonus: float,
+                         none_weight: float) -> SpanClassifier:
+    return SpanClassifier(nlp, name, threshold, length_bonus, none_weight)

@@ -1,0 +1,240 @@
+"""From scored spans to the names of one record, and the class of each name.
+
+The span classifier scores every candidate span on its own. Here the best-scoring spans
+that do not overlap are kept, the kept spans that name one thing are joined into a name
+(case and plural variants, an acronym and its expansion), and each name gets one class:
+proposed or used method, task or dataset, or none (the name is dropped).
+
+The class comes from a second, name-level model when one is given: its features are what
+the span classifier said of the name's spans taken together (summed and highest
+probabilities), what the record says of the name's forms (in the title, after "we
+propose", next to "dataset"...) and what the annotated records say of them. It learns
+what one span cannot see: a name the annotators know as a used method but which this
+paper proposes ("we propose mixup"), or a new benchmark introduced with the words of a
+method. Without a second model a name takes the class its spans' summed probabilities
+favour.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy
+from spacy.tokens import Doc
+
+from .._unionfind import UnionFind
+from ..text import SMALL_WORDS, compact_key, norm_words, stem_bag
+
+#: Words that end a name without changing what it names ("the dynamic pricing problem").
+GENERIC_TAIL = frozenset("problem problems task tasks method methods model models framework frameworks approach "
+                         "approaches algorithm algorithms technique techniques strategy scheme setting settings "
+                         "system systems dataset datasets benchmark benchmarks corpus corpora".split())
+
+
+def initials_match(short: str, long: str) -> bool:
+    """Whether ``short`` is an acronym of ``long``: its letters, in order, start words or
+    hyphen parts of ``long`` (small words may be skipped, a word may give more than one
+    letter).
+
+    >>> [initials_match(a, b) for a, b in [("HBFP", "Hybrid Block Floating Point"),
+    ...  ("GA-Net", "Guided Aggregation Net"), ("P2L", "Pick-To-Learn"), ("TFCD", "Training-Free Counterfactual Debiasing"),
+    ...  ("DSD", "Dense-Sparse-Dense Training"), ("GAN", "graph attention")]]
+    [True, True, True, True, True, False]
+    """
+    letters = [c.lower() for c in short if c.isalnum()]
+    parts = [p for p in re.split(r"[\s\-/]+", long) if p]
+    if len(letters) < 2 or len(parts) < 2 or not any(c.isupper() for c in short):
+        return False
+    digits = {"2": "to", "4": "for"}
+
+    def fit(li: int, pi: int) -> bool:
+        if li == len(letters):
+            return True
+        if pi == len(parts):
+            return False
+        word = parts[pi].lower()
+        c = letters[li]
+        if digits.get(c) == word:
+            return fit(li + 1, pi + 1)
+        if word[:1] == c:
+            # this word gives one letter or more (a prefix of the word: "Ne" of "Net")
+            k = 1
+            while True:
+                if fit(li + k, pi + 1):
+                    return True
+                if li + k < len(letters) and k < len(word) and word[k] == letters[li + k]:
+                    k += 1
+                    continue
+                break
+        return word in SMALL_WORDS and fit(li, pi + 1)
+    return fit(0, 0)
+
+
+def group_key(text: str) -> str:
+    """The key spans of one name share in a record: the compact key without a generic
+    tail word and without an acronym's plural ("GPs" -> "gp")."""
+    words = norm_words(text)
+    while len(words) > 1 and words[-1] in GENERIC_TAIL:
+        words = words[:-1]
+    if len(words) == 1 and re.fullmatch(r"[A-Z][A-Z0-9\-]+s", text.strip()):
+        words = [words[0][:-1]]
+    return "".join(words)
+
+
+def best_spans(n_tokens: int, spans, probs, threshold: float, length_bonus: float) -> list[int]:
+    """The spans kept: those scoring at least ``threshold`` as a name, the best first,
+    none overlapping one kept before; a longer span gains ``length_bonus`` a token over
+    a shorter one inside it."""
+    order = sorted((k for k in range(len(spans)) if 1.0 - probs[k][0] >= threshold),
+                   key=lambda k: (probs[k][0] - length_bonus * (spans[k][1] - spans[k][0] - 1), spans[k]))
+    taken = bytearray(n_tokens)
+    kept = []
+    for k in order:
+        i, j = spans[k]
+        if any(taken[i:j]):
+            continue
+        taken[i:j] = b"\x01" * (j - i)
+        kept.append(k)
+    return kept
+
+
+@dataclass
+class Names:
+    """The names of one record: each kept span's name (``root``), each name's spans, its
+    spans' summed and highest class probabilities, and its class."""
+    root: dict[int, str]
+    surface: dict[str, str]
+    members: dict[str, list[int]]
+    sums: dict[str, list[float]]
+    peak: dict[str, list[float]]
+    label: dict[str, int] = field(default_factory=dict)
+
+
+def join_names(doc: Doc, texts, probs, kept: list[int]) -> Names:
+    """The kept spans joined into names: one :func:`group_key`, or an acronym and its
+    expansion (defined in parentheses or not: "TFCD: Training-Free ..."). A name's class
+    is the one its spans' summed probabilities favour; a method is proposed when one of
+    its spans says so more than any says used."""
+    key = {k: group_key(texts[k]) for k in kept}
+    uf = UnionFind()
+    surface: dict[str, str] = {}
+    for k in kept:
+        uf.find(key[k])
+        surface.setdefault(key[k], texts[k])
+    for long, short in doc._.kg_abbreviations or []:
+        lk, sk = group_key(long.text), group_key(short.text)
+        if lk in surface and sk in surface:
+            uf.union(lk, sk)
+    keys = sorted(surface)
+    shorts = [a for a in keys if any(c.isupper() for c in surface[a])]
+    longs = [b for b in keys if sum(1 for p in re.split(r"[\s\-/]+", surface[b]) if p) >= 2]
+    for a in shorts:
+        for b in longs:
+            if a != b and initials_match(surface[a], surface[b]):
+                uf.union(b, a)
+    names = Names({k: uf.find(key[k]) for k in kept}, surface, {}, {}, {})
+    for k in kept:
+        g = names.root[k]
+        names.members.setdefault(g, []).append(k)
+        row = names.sums.setdefault(g, [0.0] * 5)
+        top = names.peak.setdefault(g, [0.0] * 5)
+        for c in range(5):
+            row[c] += float(probs[k][c])
+            top[c] = max(top[c], float(probs[k][c]))
+    for g, row in names.sums.items():
+        c = max(range(1, 5), key=lambda c: (row[c] + (row[1] if c == 2 else 0.0), -c))
+        if c in (1, 2):
+            c = 1 if names.peak[g][1] > names.peak[g][2] else 2
+        names.label[g] = c
+    return names
+
+
+def _pbin(p: float) -> str:
+    return str(min(int(p * 10), 9))
+
+
+def _sbin(x: float) -> str:
+    return "0" if x < .25 else "1" if x < .75 else "2" if x < 1.5 else "3" if x < 3 else "4"
+
+
+def _nbin(n: int) -> str:
+    return "1" if n == 1 else "2" if n == 2 else "3-5" if n <= 5 else "6+"
+
+
+def name_features(names: Names, g: str, texts, key_flags: dict, lexicon) -> list[str]:
+    """The second stage's features of the name ``g``: its spans' scores taken together
+    and, each also paired with the class those scores favour, the record's flags of its
+    forms (``key_flags``: in the title, in a proposal sentence, beside "dataset"...) and
+    the annotated records' counts (``lexicon(key)``)."""
+    rule, sums, peak = names.label[g], names.sums[g], names.peak[g]
+    f = ["b", f"rl={rule}", f"n={_nbin(len(names.members[g]))}"]
+    for c in range(1, 5):
+        f.append(f"s{c}={_sbin(sums[c])}")
+        f.append(f"p{c}={_pbin(peak[c])}")
+    margin = str(int(round((peak[1] - peak[2]) * 5)))
+    f += ["pm=" + margin, f"pm|rl={margin}|{rule}"]
+    flags: set[str] = set()
+    for key in {compact_key(texts[k]) for k in names.members[g]}:
+        flags |= key_flags.get(key, set())
+        flags.update(lexicon(key))
+    for x in sorted(flags):
+        f += ["g=" + x, f"g|rl={x}|{rule}"]
+    return f
+
+
+def relabel(names: Names, rows: list[list[str]], model, none_weight: float = 1.0) -> None:
+    """Each name's class from the second-stage ``model`` (rows in ``sorted(names.label)``
+    order); a name whose best class is none, after its probability is scaled by
+    ``none_weight``, is dropped."""
+    weights = numpy.asarray([none_weight] + [1.0] * (len(model.classes) - 1))
+    for g, p in zip(sorted(names.label), model.predict(rows)):
+        names.label[g] = int((p * weights).argmax())
+
+
+def merge_tasks(names: Names) -> dict[str, str]:
+    """{name: the task name it joins} for tasks that name one task: one ending another
+    ("graph anomaly detection", "anomaly detection") or with the same word stems
+    ("classifying images", "image classification")."""
+    uf = UnionFind()
+    words = {}
+    for g, c in names.label.items():
+        if c == 3:
+            uf.find(g)
+            ws = norm_words(names.surface[g])
+            words[g] = [w for w in ws if w not in GENERIC_TAIL] or ws
+    tasks = sorted(words, key=lambda g: (len(words[g]), g))
+    for a in tasks:
+        wa = words[a]
+        for b in tasks:
+            wb = words[b]
+            if a != b and uf.find(a) != uf.find(b) and len(wb) > len(wa) and wb[-len(wa):] == wa:
+                uf.union(a, b)
+    by_stems: dict[frozenset, str] = {}
+    for g in tasks:
+        stems = stem_bag(words[g])
+        if len(stems) >= 2:
+            if stems in by_stems:
+                uf.union(by_stems[stems], g)
+            else:
+                by_stems[stems] = g
+    return {g: uf.find(g) for g in tasks}
+
+
+def choose(doc: Doc, spans, texts, probs, threshold: float, length_bonus: float = 0.0,
+           second=None) -> list[tuple[int, int, int, str]]:
+    """(start, end, class, name) of the spans kept as names. ``second`` is the
+    second stage, ``(model, features, none_weight)`` with ``features(names, g)`` a
+    name's features, or None."""
+    kept = best_spans(len(doc), spans, probs, threshold, length_bonus)
+    names = join_names(doc, texts, probs, kept)
+    if second is not None:
+        model, features, none_weight = second
+        relabel(names, [features(names, g) for g in sorted(names.label)], model, none_weight)
+    task_of = merge_tasks(names)
+    out = []
+    for k in kept:
+        g = names.root[k]
+        c = names.label[g]
+        if c:
+            out.append((spans[k][0], spans[k][1], c, task_of.get(g, g)))
+    return sorted(out)
