@@ -8,18 +8,16 @@ cross-validated scores.
 Steps: word classes and phrase statistics from the unlabelled corpus (``data/corpus``;
 ``--corpus-features`` keeps them in a folder for the next run), the annotated records
 (dev, dev2, train) through the rule components, 5-fold cross-validation (folds by
-abstract; each fold's records predicted by models that never saw them, the name-level
-second stage included, through the shipped code path, then scored per set by
-``eval/score.py``), and last the span model trained on every record and the second stage
-on the names that the cross-validation's span models found out of fold, saved to
-``kg/resources/model``. Fixed seeds: the same data give the same model.
+abstract; each fold's records predicted by a model that never saw them, through the
+shipped code path, then scored per set by ``eval/score.py``), and last the model trained
+on every record, saved to ``kg/resources/model``. Fixed seeds: the same data give the
+same model.
 """
 from __future__ import annotations
 
 import argparse
 import gzip
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,8 +32,7 @@ from kg.extract.normalize import normalize  # noqa: E402
 from kg.extract.termstats import TermStats, count_phrases  # noqa: E402
 from kg.ingest import record_from_mapping  # noqa: E402
 from kg.extract.pipeline import make_nlp  # noqa: E402
-from kg.extract.training import (EPOCHS, cross_validate, gold_key, load_annotated, out_of_fold_names,  # noqa: E402
-                                 parse, train_model, train_name_model)
+from kg.extract.training import EPOCHS, cross_validate, gold_key, load_annotated, parse, train_model  # noqa: E402
 from kg.extract.wordclusters import word_classes  # noqa: E402
 
 TYPES = ("methods_proposed", "methods", "tasks", "datasets", "github")
@@ -113,14 +110,12 @@ def report(shared: Path, preds: dict, dump: Path | None) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
-    ap.add_argument("--folds", type=int, default=5, help="at least 3; 0: no cross-validation")
+    ap.add_argument("--folds", type=int, default=5, help="0: no cross-validation")
     ap.add_argument("--epochs", type=int, default=EPOCHS)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threshold", type=float, default=0.5, help="the least score of a kept span")
     ap.add_argument("--length-bonus", type=float, default=0.1,
                     help="what a longer span gains a token over a shorter one inside it")
-    ap.add_argument("--none-weight", type=float, default=1.0,
-                    help="what the second stage's probability that a name is none is multiplied by")
     ap.add_argument("--corpus-features", type=Path, metavar="DIR",
                     help="read the corpus's word classes and phrase statistics from DIR if there, else write them there")
     ap.add_argument("--no-save", action="store_true", help="cross-validate only")
@@ -130,7 +125,6 @@ def main() -> int:
     nlp = make_nlp()
     classifier = nlp.get_pipe("kg_span_classifier")
     classifier.threshold, classifier.length_bonus = args.threshold, args.length_bonus
-    classifier.none_weight = args.none_weight
     classifier.word_classes, classifier.terms = corpus_features(
         nlp, args.shared / "data" / "corpus" / "abstracts.jsonl.gz", args.corpus_features)
     print(f"corpus: word classes of {len(classifier.word_classes)} words, statistics of "
@@ -138,27 +132,17 @@ def main() -> int:
     data = parse(nlp, load_annotated(args.shared), classifier.word_classes, classifier.terms)
     print(f"{len(data)} annotated records, {sum(len(d.spans) for d in data)} candidates, candidate recall "
           f"{candidate_recall(data):.3f} ({time.time() - t0:.0f} s)", flush=True)
-    def progress(k, n, f):
-        print(f"fold {k}: {n} examples, {f} features ({time.time() - t0:.0f} s)", flush=True)
-
-    names = None
     if args.folds:
-        if args.folds < 3:
-            ap.error("--folds: at least 3 (the second stage is cross-validated by pairs of folds)")
-        preds, names = cross_validate(classifier, data, args.folds, args.epochs, seed=args.seed, progress=progress)
-        print(f"\n{args.folds}-fold cross-validation (each record scored by models that never saw it):")
+        preds = cross_validate(classifier, data, args.folds, args.epochs, seed=args.seed, progress=lambda k, n, f: print(
+            f"fold {k}: {n} examples, {f} features ({time.time() - t0:.0f} s)", flush=True))
+        print(f"\n{args.folds}-fold cross-validation (each record scored by a model that never saw it):")
         report(args.shared, preds, args.dump)
     if not args.no_save:
-        if names is None:
-            names = out_of_fold_names(classifier, data, 5, args.epochs, seed=args.seed, progress=progress)
         classifier.model, classifier.lexicon, n = train_model(data, args.epochs, args.seed)
-        classifier.name_model = train_name_model(names, args.epochs, args.seed)
         out = default_model_path()
-        if (out / "names").is_dir():
-            shutil.rmtree(out / "names")
         classifier.to_disk(out)
-        size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-        print(f"\nsaved {out}: {n} examples, {len(names)} names, {size / 1e6:.1f} MB ({time.time() - t0:.0f} s)")
+        size = sum(p.stat().st_size for p in out.iterdir())
+        print(f"\nsaved {out}: {n} examples, {size / 1e6:.1f} MB ({time.time() - t0:.0f} s)")
     return 0
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from kg.extract.learned import default_model_path
 from kg.extract.pipeline import make_nlp
-from kg.extract.training import Gold, cross_validate, name_examples, parse, predict, train_model, train_name_model
+from kg.extract.training import Gold, cross_validate, parse, predict, train_model
 from kg.model import Record
 
 #: Sentences written for this test: made-up names in the ordinary phrasings of abstracts.
@@ -59,16 +59,11 @@ def test_training_is_deterministic_and_round_trips_through_disk(tiny, tmp_path):
     b, _, _ = train_model(data, epochs=3)
     assert n > 0 and a.features == b.features and numpy.array_equal(a.weights, b.weights)
     clf = nlp.get_pipe("kg_span_classifier")
-    clf.model, clf.lexicon, clf.name_model = a, lex, None
-    names = name_examples(clf, data)
-    assert names and {y for _, y in names} >= {1, 4}
-    clf.name_model = train_name_model(names, epochs=3)
+    clf.model, clf.lexicon = a, lex
     clf.to_disk(tmp_path / "model")
     fresh = make_nlp().get_pipe("kg_span_classifier").from_disk(tmp_path / "model")
     assert fresh.model.features == a.features
     assert numpy.array_equal(fresh.model.weights, a.weights)
-    assert fresh.name_model.features == clf.name_model.features
-    assert numpy.array_equal(fresh.name_model.weights, clf.name_model.weights)
     assert fresh.lexicon.to_json() == lex.to_json()
 
 
@@ -76,7 +71,6 @@ def test_a_model_trained_on_tiny_data_finds_what_it_learned(tiny):
     nlp, data = tiny
     clf = nlp.get_pipe("kg_span_classifier")
     clf.model, clf.lexicon, _ = train_model(data, epochs=20)
-    clf.name_model = train_name_model(name_examples(clf, data), epochs=20)
     new = parse(nlp, [("dev", Record(doc="new#0", abstract="We evaluate ZorbNet and GlimNet on Quuxset for leaf "
                                      "counting.", source="new", index=0), Gold("new#0"))])
     (ex,) = predict(clf, new)
@@ -88,9 +82,8 @@ def test_a_model_trained_on_tiny_data_finds_what_it_learned(tiny):
 def test_cross_validation_predicts_every_record_once(tiny):
     nlp, data = tiny
     clf = make_nlp().get_pipe("kg_span_classifier")
-    preds, names = cross_validate(clf, data, folds=3, epochs=2)
+    preds = cross_validate(clf, data, folds=2, epochs=2)
     assert sorted(doc for _, doc in preds) == sorted(d.gold.doc for d in data)
-    assert names and all(y in range(5) for _, y in names)
 
 
 def test_the_shipped_model_loads_and_runs_without_network(monkeypatch):

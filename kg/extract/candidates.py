@@ -207,34 +207,6 @@ def apposition_head(lowers: list[str], j: int) -> int:
     return last
 
 
-#: What a head noun next to a name says it is ("X, a new benchmark", "the X dataset").
-HEAD_KINDS = {**dict.fromkeys(_DATA_WORDS, "data"),
-              **dict.fromkeys("method model framework algorithm approach architecture network technique "
-                              "estimator system pipeline".split(), "method"),
-              **dict.fromkeys("task problem".split(), "task")}
-_NAMING = frozenset("called named termed dubbed coined".split())
-
-
-def head_kinds(lowers: list[str], lasts: list[str], i: int, j: int) -> set[str]:
-    """The kinds (:data:`HEAD_KINDS`) of the nouns that head the span ``[i, j)``: an
-    apposition after it ("X, a new benchmark for"), the next word ("X dataset"), the
-    word before it ("benchmark X", "a dataset called X") or before its comma ("a new
-    dataset, X")."""
-    heads = []
-    h = apposition_head(lowers, j)
-    if h >= 0:
-        heads.append(lasts[h])
-    if j < len(lowers):
-        heads.append(lasts[j])
-    if i >= 2 and lowers[i - 1] == ",":
-        heads.append(lasts[i - 2])
-    if i >= 1:
-        heads.append(lasts[i - 1])
-        if i >= 2 and lowers[i - 1] in _NAMING:
-            heads.append(lasts[i - 2])
-    return {HEAD_KINDS[w] for w in heads if w in HEAD_KINDS}
-
-
 def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[str]:
     """The features of the candidate ``[i, j)`` whose text is ``text``; ``lexicon(key)``
     gives learned-lexicon features of its compact key (a list of strings)."""

@@ -4,14 +4,12 @@ The rule components before it mark what they find; this one scores every candida
 (:mod:`kg.extract.candidates`) with a trained :class:`~kg.extract.classifier.SparseSoftmax`
 whose features include the rules' marks; :mod:`kg.extract.names` keeps the best-scoring
 spans that do not overlap, joins the spans of one name in one record (its case and plural
-variants, an acronym and its expansion) and gives each name one class, by a second,
-name-level model.
+variants, an acronym and its expansion) and gives each name one class.
 
 Sets ``doc.spans["kg_learned_proposed"]`` (label ``Method``: the paper's own methods) and
 ``doc.spans["kg_learned"]`` (labels ``Method`` / ``Task`` / ``Dataset``). The model is
 saved and loaded the spaCy way (``to_disk`` / ``from_disk``): the shipped one is in
-``kg/resources/model`` (the second stage in its ``names`` folder); ``scripts/train.py``
-rebuilds it.
+``kg/resources/model``; ``scripts/train.py`` rebuilds it.
 """
 from __future__ import annotations
 
@@ -19,7 +17,6 @@ import json
 import re
 from collections import Counter
 from importlib import resources
-from functools import partial
 from pathlib import Path
 
 from spacy.attrs import IDX, LENGTH
@@ -27,11 +24,11 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..text import compact_key
-from .candidates import abstract_start, candidate_spans, doc_context, head_kinds, span_features
+from .candidates import abstract_start, candidate_spans, doc_context, span_features
 from .classifier import SparseSoftmax
 from .components import MatchComponent, sentences
 from .lexicon import lookup
-from .names import choose, name_features
+from .names import choose
 from .shapes import BROAD_FIELDS
 from .termstats import TermStats
 from .tokens import doc_text, token_texts
@@ -143,8 +140,6 @@ def doc_candidates(doc: Doc, word_classes: dict | None = None, terms: TermStats 
             f.add("abbr_short")
         for r in ctx.rule_spans.get((i, j), ()):
             f.add("r:" + r)
-        for kind in head_kinds(lowers, ctx.lasts, i, j):
-            f.add("hd:" + kind)
     return spans, texts, ctx
 
 
@@ -199,14 +194,11 @@ def trimmed_end(texts: list[str], i: int, j: int, c: int) -> int:
 
 
 class SpanClassifier(MatchComponent):
-    def __init__(self, nlp: Language, name: str, threshold: float = 0.5, length_bonus: float = 0.1,
-                 none_weight: float = 1.0):
+    def __init__(self, nlp: Language, name: str, threshold: float = 0.5, length_bonus: float = 0.1):
         super().__init__(nlp, name)
         self.threshold = threshold
         self.length_bonus = length_bonus
-        self.none_weight = none_weight
         self.model: SparseSoftmax | None = None
-        self.name_model: SparseSoftmax | None = None  # the second stage (kg.extract.names)
         self.lexicon = Lexicon()
         self.word_classes: dict[str, list[int]] = {}
         self.terms = TermStats()
@@ -221,16 +213,9 @@ class SpanClassifier(MatchComponent):
         spans, texts = [spans[k] for k in keep], [texts[k] for k in keep]
         return spans, texts, self.model.predict(span_rows(spans, texts, ctx, self.lexicon)), ctx
 
-    def name_features(self, texts: list[str], ctx):
-        """``features(names, g)``: the second stage's features of a name of this record."""
-        return partial(name_features, texts=texts, key_flags=ctx.key_flags, lexicon=self.lexicon.features)
-
     def match(self, doc: Doc) -> list[tuple[int, int, int, str]]:
-        spans, texts, probs, ctx = self.score(doc)
-        second = None
-        if self.name_model is not None:
-            second = (self.name_model, self.name_features(texts, ctx), self.none_weight)
-        return choose(doc, spans, texts, probs, self.threshold, self.length_bonus, second)
+        spans, texts, probs, _ = self.score(doc)
+        return choose(doc, spans, texts, probs, self.threshold, self.length_bonus)
 
     def set_annotations(self, doc: Doc, found: list[tuple[int, int, int, str]]) -> None:
         # Every span of one name carries the name as its kb_id (so that the spans are one
@@ -273,12 +258,9 @@ class SpanClassifier(MatchComponent):
     def to_disk(self, path, exclude=()) -> None:
         path = Path(path)
         self.model.to_disk(path)
-        if self.name_model is not None:
-            self.name_model.to_disk(path / "names")
         cfg = json.loads((path / "config.json").read_text(encoding="utf-8"))
         cfg["threshold"] = self.threshold
         cfg["length_bonus"] = self.length_bonus
-        cfg["none_weight"] = self.none_weight
         (path / "config.json").write_text(json.dumps(cfg, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (path / "lexicon.json").write_text(json.dumps(self.lexicon.to_json(), ensure_ascii=False, sort_keys=True,
                                                       separators=(",", ":")), encoding="utf-8")
@@ -291,8 +273,6 @@ class SpanClassifier(MatchComponent):
         self.model = SparseSoftmax.from_disk(path)
         self.threshold = float(self.model.config.pop("threshold", self.threshold))
         self.length_bonus = float(self.model.config.pop("length_bonus", self.length_bonus))
-        self.none_weight = float(self.model.config.pop("none_weight", self.none_weight))
-        self.name_model = SparseSoftmax.from_disk(path / "names") if (path / "names").is_dir() else None
         self.lexicon = Lexicon.from_json(json.loads((path / "lexicon.json").read_text(encoding="utf-8")))
         classes = path / "clusters.json"
         self.word_classes = json.loads(classes.read_text(encoding="utf-8")) if classes.exists() else {}
@@ -304,7 +284,6 @@ def default_model_path() -> Path:
     return Path(str(resources.files("kg") / "resources" / "model"))
 
 
-@Language.factory("kg_span_classifier", default_config={"threshold": 0.5, "length_bonus": 0.1, "none_weight": 1.0})
-def make_span_classifier(nlp: Language, name: str, threshold: float, length_bonus: float,
-                         none_weight: float) -> SpanClassifier:
-    return SpanClassifier(nlp, name, threshold, length_bonus, none_weight)
+@Language.factory("kg_span_classifier", default_config={"threshold": 0.5, "length_bonus": 0.1})
+def make_span_classifier(nlp: Language, name: str, threshold: float, length_bonus: float) -> SpanClassifier:
+    return SpanClassifier(nlp, name, threshold, length_bonus)

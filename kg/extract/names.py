@@ -3,27 +3,20 @@
 The span classifier scores every candidate span on its own. Here the best-scoring spans
 that do not overlap are kept, the kept spans that name one thing are joined into a name
 (case and plural variants, an acronym and its expansion), and each name gets one class:
-proposed or used method, task or dataset, or none (the name is dropped).
+proposed or used method, task or dataset.
 
-The class comes from a second, name-level model when one is given: its features are what
-the span classifier said of the name's spans taken together (summed and highest
-probabilities), what the record says of the name's forms (in the title, after "we
-propose", next to "dataset"...) and what the annotated records say of them. It learns
-what one span cannot see: a name the annotators know as a used method but which this
-paper proposes ("we propose mixup"), or a new benchmark introduced with the words of a
-method. Without a second model a name takes the class its spans' summed probabilities
-favour.
+A name takes the class its spans' summed probabilities favour; a method is proposed
+when one of its spans says so more than any says used.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-import numpy
 from spacy.tokens import Doc
 
 from .._unionfind import UnionFind
-from ..text import SMALL_WORDS, compact_key, norm_words, stem_bag
+from ..text import SMALL_WORDS, norm_words, stem_bag
 
 #: Words that end a name without changing what it names ("the dynamic pricing problem").
 GENERIC_TAIL = frozenset("problem problems task tasks method methods model models framework frameworks approach "
@@ -149,48 +142,6 @@ def join_names(doc: Doc, texts, probs, kept: list[int]) -> Names:
     return names
 
 
-def _pbin(p: float) -> str:
-    return str(min(int(p * 10), 9))
-
-
-def _sbin(x: float) -> str:
-    return "0" if x < .25 else "1" if x < .75 else "2" if x < 1.5 else "3" if x < 3 else "4"
-
-
-def _nbin(n: int) -> str:
-    return "1" if n == 1 else "2" if n == 2 else "3-5" if n <= 5 else "6+"
-
-
-def name_features(names: Names, g: str, texts, key_flags: dict, lexicon) -> list[str]:
-    """The second stage's features of the name ``g``: its spans' scores taken together
-    and, each also paired with the class those scores favour, the record's flags of its
-    forms (``key_flags``: in the title, in a proposal sentence, beside "dataset"...) and
-    the annotated records' counts (``lexicon(key)``)."""
-    rule, sums, peak = names.label[g], names.sums[g], names.peak[g]
-    f = ["b", f"rl={rule}", f"n={_nbin(len(names.members[g]))}"]
-    for c in range(1, 5):
-        f.append(f"s{c}={_sbin(sums[c])}")
-        f.append(f"p{c}={_pbin(peak[c])}")
-    margin = str(int(round((peak[1] - peak[2]) * 5)))
-    f += ["pm=" + margin, f"pm|rl={margin}|{rule}"]
-    flags: set[str] = set()
-    for key in {compact_key(texts[k]) for k in names.members[g]}:
-        flags |= key_flags.get(key, set())
-        flags.update(lexicon(key))
-    for x in sorted(flags):
-        f += ["g=" + x, f"g|rl={x}|{rule}"]
-    return f
-
-
-def relabel(names: Names, rows: list[list[str]], model, none_weight: float = 1.0) -> None:
-    """Each name's class from the second-stage ``model`` (rows in ``sorted(names.label)``
-    order); a name whose best class is none, after its probability is scaled by
-    ``none_weight``, is dropped."""
-    weights = numpy.asarray([none_weight] + [1.0] * (len(model.classes) - 1))
-    for g, p in zip(sorted(names.label), model.predict(rows)):
-        names.label[g] = int((p * weights).argmax())
-
-
 def merge_tasks(names: Names) -> dict[str, str]:
     """{name: the task name it joins} for tasks that name one task: one ending another
     ("graph anomaly detection", "anomaly detection") or with the same word stems
@@ -220,21 +171,14 @@ def merge_tasks(names: Names) -> dict[str, str]:
     return {g: uf.find(g) for g in tasks}
 
 
-def choose(doc: Doc, spans, texts, probs, threshold: float, length_bonus: float = 0.0,
-           second=None) -> list[tuple[int, int, int, str]]:
-    """(start, end, class, name) of the spans kept as names. ``second`` is the
-    second stage, ``(model, features, none_weight)`` with ``features(names, g)`` a
-    name's features, or None."""
+def choose(doc: Doc, spans, texts, probs, threshold: float, length_bonus: float = 0.0
+           ) -> list[tuple[int, int, int, str]]:
+    """(start, end, class, name) of the spans kept as names."""
     kept = best_spans(len(doc), spans, probs, threshold, length_bonus)
     names = join_names(doc, texts, probs, kept)
-    if second is not None:
-        model, features, none_weight = second
-        relabel(names, [features(names, g) for g in sorted(names.label)], model, none_weight)
     task_of = merge_tasks(names)
     out = []
     for k in kept:
         g = names.root[k]
-        c = names.label[g]
-        if c:
-            out.append((spans[k][0], spans[k][1], c, task_of.get(g, g)))
+        out.append((spans[k][0], spans[k][1], names.label[g], task_of.get(g, g)))
     return sorted(out)

@@ -5,9 +5,6 @@ candidate is labelled with the type of the gold entity one of whose forms it equ
 the guideline's normalization (case, hyphens, plurals, markup); a candidate equal to an
 optional entity is left out of training; every other candidate is ``none``.
 
-The second stage (:mod:`kg.extract.names`) learns from the names that span models find
-in records they never saw (out of fold), labelled by the gold in the same way.
-
 Predictions for scoring go through the shipped code path: the rule components, the
 classifier, :func:`~kg.extract.assemble.assemble` and the corpus-name pass over the
 records scored together, as ``kg extract`` runs them. ``scripts/train.py`` is the
@@ -197,85 +194,19 @@ def fold_of(abstract: str, k: int) -> int:
     return int(text_hash(abstract), 16) % k
 
 
-def name_examples(classifier, part: list[Parsed]) -> list[tuple[list[str], int]]:
-    """The second stage's examples: each name the span model finds in ``part``, with
-    its features and its gold class (the most common class of its spans that are named;
-    a name whose spans are all optional is left out)."""
-    from collections import Counter
-
-    from .names import best_spans, join_names
-
-    out = []
-    for d in part:
-        spans, texts, probs, ctx = classifier.score(d.doc)
-        names = join_names(d.doc, texts, probs,
-                           best_spans(len(d.doc), spans, probs, classifier.threshold, classifier.length_bonus))
-        features = classifier.name_features(texts, ctx)
-        label = dict(zip(d.spans, d.labels))
-        for g in sorted(names.label):
-            ys = [label[spans[k]] for k in names.members[g] if label.get(spans[k]) is not None]
-            if ys:
-                named = [y for y in ys if y]
-                out.append((features(names, g), Counter(named or ys).most_common(1)[0][0]))
-    return out
-
-
-def train_name_model(examples: list[tuple[list[str], int]], epochs: int = EPOCHS, seed: int = 0):
-    from .classifier import SparseSoftmax
-
-    return SparseSoftmax.train([r for r, _ in examples], [y for _, y in examples], epochs=epochs, seed=seed)
-
-
-def _fit_spans(classifier, train: list[Parsed], epochs: int, seed: int) -> int:
-    classifier.model, classifier.lexicon, n = train_model(train, epochs, seed)
-    classifier.name_model = None
-    return n
-
-
-def out_of_fold_names(classifier, data: list[Parsed], folds: int = 5, epochs: int = EPOCHS, seed: int = 0,
-                      progress=None) -> list[tuple[list[str], int]]:
-    """The names of every record as a span model that never saw it finds them: the
-    second stage's training data."""
-    of = [fold_of(d.rec.abstract, folds) for d in data]
-    out = []
-    for k in range(folds):
-        n = _fit_spans(classifier, [d for d, f in zip(data, of) if f != k], epochs, seed)
-        out += name_examples(classifier, [d for d, f in zip(data, of) if f == k])
-        if progress:
-            progress(k, n, len(classifier.model.features))
-    return out
-
-
 def cross_validate(classifier, data: list[Parsed], folds: int = 5, epochs: int = EPOCHS, seed: int = 0,
-                   progress=None) -> tuple[dict, list]:
-    """{(set, doc): extraction JSON} of every record, each predicted by models trained
-    on the other folds (the records of one set in one fold are scored together), and
-    :func:`out_of_fold_names` (gathered on the way).
-
-    Nested for the second stage: fold k's name model learns from names found by span
-    models that never saw fold k either. For each pair of folds (k, j) one span model,
-    trained on the others, finds the names of fold j for fold k's second stage and those
-    of fold k for fold j's."""
-    of = [fold_of(d.rec.abstract, folds) for d in data]
-    inner: dict[int, list] = {k: [] for k in range(folds)}
+                   progress=None) -> dict:
+    """{(set, doc): extraction JSON} of every record, each predicted by a model trained
+    on the other folds; the records of one set in one fold are scored together."""
+    preds = {}
     for k in range(folds):
-        for j in range(k + 1, folds):
-            n = _fit_spans(classifier, [d for d, f in zip(data, of) if f not in (k, j)], epochs, seed)
-            inner[k] += name_examples(classifier, [d for d, f in zip(data, of) if f == j])
-            inner[j] += name_examples(classifier, [d for d, f in zip(data, of) if f == k])
-            if progress:
-                progress(f"{k}+{j}", n, len(classifier.model.features))
-    preds, names = {}, []
-    for k in range(folds):
-        test = [d for d, f in zip(data, of) if f == k]
-        n = _fit_spans(classifier, [d for d, f in zip(data, of) if f != k], epochs, seed)
-        names += name_examples(classifier, test)
-        classifier.name_model = train_name_model(inner[k], epochs, seed)
+        train = [d for d in data if fold_of(d.rec.abstract, folds) != k]
+        test = [d for d in data if fold_of(d.rec.abstract, folds) == k]
+        classifier.model, classifier.lexicon, n = train_model(train, epochs, seed)
         for name in sorted({d.set for d in test}):
             part = [d for d in test if d.set == name]
             for d, ex in zip(part, predict(classifier, part)):
                 preds[(name, d.gold.doc)] = ex.to_json()
         if progress:
             progress(k, n, len(classifier.model.features))
-    classifier.name_model = None
-    return preds, names
+    return preds
