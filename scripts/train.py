@@ -2,7 +2,7 @@
 """Rebuild the shipped span classifier from the shared data and report its 5-fold
 cross-validated scores.
 
-    python scripts/train.py [--shared ../shared] [--folds 5] [--epochs 18]
+    python scripts/train.py [--shared ../shared] [--folds 5] [--epochs 18] [--hidden 32]
                             [--corpus-features DIR] [--no-save] [--dump DIR]
 
 Steps: word classes and phrase statistics from the unlabelled corpus (``data/corpus``;
@@ -32,7 +32,7 @@ from kg.extract.normalize import normalize  # noqa: E402
 from kg.extract.termstats import TermStats, count_phrases  # noqa: E402
 from kg.ingest import record_from_mapping  # noqa: E402
 from kg.extract.pipeline import make_nlp  # noqa: E402
-from kg.extract.training import EPOCHS, cross_validate, gold_key, load_annotated, parse, train_model  # noqa: E402
+from kg.extract.training import EPOCHS, HIDDEN, cross_validate, gold_key, load_annotated, parse, train_model  # noqa: E402
 from kg.extract.wordclusters import word_classes  # noqa: E402
 
 TYPES = ("methods_proposed", "methods", "tasks", "datasets", "github")
@@ -113,6 +113,7 @@ def main() -> int:
     ap.add_argument("--folds", type=int, default=5, help="0: no cross-validation")
     ap.add_argument("--epochs", type=int, default=EPOCHS)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--hidden", type=int, default=HIDDEN, help="units of the hidden layer (0: a linear model)")
     ap.add_argument("--threshold", type=float, default=0.5, help="the least score of a kept span")
     ap.add_argument("--length-bonus", type=float, default=0.1,
                     help="what a longer span gains a token over a shorter one inside it")
@@ -133,12 +134,12 @@ def main() -> int:
     print(f"{len(data)} annotated records, {sum(len(d.spans) for d in data)} candidates, candidate recall "
           f"{candidate_recall(data):.3f} ({time.time() - t0:.0f} s)", flush=True)
     if args.folds:
-        preds = cross_validate(classifier, data, args.folds, args.epochs, seed=args.seed, progress=lambda k, n, f: print(
+        preds = cross_validate(classifier, data, args.folds, args.epochs, seed=args.seed, hidden=args.hidden, progress=lambda k, n, f: print(
             f"fold {k}: {n} examples, {f} features ({time.time() - t0:.0f} s)", flush=True))
         print(f"\n{args.folds}-fold cross-validation (each record scored by a model that never saw it):")
         report(args.shared, preds, args.dump)
     if not args.no_save:
-        classifier.model, classifier.lexicon, n = train_model(data, args.epochs, args.seed)
+        classifier.model, classifier.lexicon, n = train_model(data, args.epochs, args.seed, args.hidden)
         out = default_model_path()
         classifier.to_disk(out)
         size = sum(p.stat().st_size for p in out.iterdir())

@@ -5,6 +5,7 @@ import socket
 import numpy
 import pytest
 
+from kg.extract.classifier import SparseSoftmax
 from kg.extract.learned import default_model_path
 from kg.extract.pipeline import make_nlp
 from kg.extract.training import Gold, cross_validate, parse, predict, train_model
@@ -45,6 +46,22 @@ def tiny():
     return nlp, parse(nlp, tiny_items())
 
 
+def test_the_hidden_layer_learns_what_one_feature_means_beside_another():
+    # the class is the exclusive or of two features: no sum of weights gives it
+    rng = numpy.random.default_rng(0)
+    rows, labels = [], []
+    for _ in range(4000):
+        a, b = rng.integers(2, size=2)
+        rows.append(["b", f"a{a}", f"b{b}", f"noise{rng.integers(20)}"])
+        labels.append(1 + (a ^ b))
+    test = [["b", f"a{a}", f"b{b}"] for a in (0, 1) for b in (0, 1)]
+    want = [1, 2, 2, 1]
+    deep = SparseSoftmax.train(rows, labels, epochs=4, hidden=8, classes=("none", "same", "differ"))
+    linear = SparseSoftmax.train(rows, labels, epochs=4, classes=("none", "same", "differ"))
+    assert deep.predict(test).argmax(1).tolist() == want
+    assert linear.predict(test).argmax(1).tolist() != want
+
+
 def test_labels_come_from_the_gold_forms(tiny):
     _, data = tiny
     d = data[0]
@@ -64,6 +81,8 @@ def test_training_is_deterministic_and_round_trips_through_disk(tiny, tmp_path):
     fresh = make_nlp().get_pipe("kg_span_classifier").from_disk(tmp_path / "model")
     assert fresh.model.features == a.features
     assert numpy.array_equal(fresh.model.weights, a.weights)
+    assert a.hidden is not None and all(numpy.array_equal(x, y) for x, y in zip(fresh.model.hidden, a.hidden))
+    assert all(numpy.array_equal(x, y) for x, y in zip(a.hidden, b.hidden))
     assert fresh.lexicon.to_json() == lex.to_json()
 
 
