@@ -52,19 +52,19 @@ class SparseSoftmax:
         for r in rows:
             starts.append(len(flat))
             flat.extend([get(f, zero) for f in r] or [zero])
-        linear, emb = self._padded()
-        logits = numpy.add.reduceat(linear[flat], starts, axis=0)
-        if emb is not None:
+        sums = numpy.add.reduceat(self._padded()[flat], starts, axis=0)  # one gather for both parts
+        n = len(self.classes)
+        logits = sums[:, :n]
+        if self.hidden is not None:
             _, b1, w2, b2 = self.hidden
-            h = numpy.maximum(numpy.add.reduceat(emb[flat], starts, axis=0) + b1, 0)
-            logits += h @ w2 + b2
+            logits = logits + numpy.maximum(sums[:, n:] + b1, 0) @ w2 + b2
         return _softmax(logits)
 
-    def _padded(self) -> tuple[numpy.ndarray, numpy.ndarray | None]:
-        if getattr(self, "_pad", None) is None or self._pad[0].shape[0] != self.weights.shape[0] + 1:
-            def pad(a):
-                return numpy.vstack([a, numpy.zeros((1, a.shape[1]), a.dtype)])
-            self._pad = (pad(self.weights), pad(self.hidden[0]) if self.hidden is not None else None)
+    def _padded(self) -> numpy.ndarray:
+        """The linear weights and the embeddings side by side, and a row of zeros."""
+        if getattr(self, "_pad", None) is None or self._pad.shape[0] != self.weights.shape[0] + 1:
+            both = self.weights if self.hidden is None else numpy.hstack([self.weights, self.hidden[0]])
+            self._pad = numpy.vstack([both, numpy.zeros((1, both.shape[1]), both.dtype)])
         return self._pad
 
     # ----------------------------------------------------------------- training
