@@ -93,11 +93,10 @@ def best_spans(n_tokens: int, spans, probs, threshold: float, length_bonus: floa
 
 @dataclass
 class Names:
-    """The names of one record: each kept span's name (``root``), each name's spans, its
-    spans' summed and highest class probabilities, and its class."""
+    """The names of one record: each kept span's name (``root``), a text of each name,
+    its spans' summed and highest class probabilities, and its class."""
     root: dict[int, str]
     surface: dict[str, str]
-    members: dict[str, list[int]]
     sums: dict[str, list[float]]
     peak: dict[str, list[float]]
     label: dict[str, int] = field(default_factory=dict)
@@ -125,10 +124,9 @@ def join_names(doc: Doc, texts, probs, kept: list[int]) -> Names:
         for b in longs:
             if a != b and initials_match(surface[a], surface[b]):
                 uf.union(b, a)
-    names = Names({k: uf.find(key[k]) for k in kept}, surface, {}, {}, {})
+    names = Names({k: uf.find(key[k]) for k in kept}, surface, {}, {})
     for k in kept:
         g = names.root[k]
-        names.members.setdefault(g, []).append(k)
         row = names.sums.setdefault(g, [0.0] * 5)
         top = names.peak.setdefault(g, [0.0] * 5)
         for c in range(5):
