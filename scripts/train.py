@@ -134,8 +134,11 @@ def main() -> int:
     print(f"{len(data)} annotated records, {sum(len(d.spans) for d in data)} candidates, candidate recall "
           f"{candidate_recall(data):.3f} ({time.time() - t0:.0f} s)", flush=True)
     if args.folds:
-        preds = cross_validate(classifier, data, args.folds, args.epochs, seed=args.seed, hidden=args.hidden, progress=lambda k, n, f: print(
-            f"fold {k}: {n} examples, {f} features ({time.time() - t0:.0f} s)", flush=True))
+        def progress(k, n, f):
+            print(f"fold {k}: {n} examples, {f} features ({time.time() - t0:.0f} s)", flush=True)
+
+        preds = cross_validate(classifier, data, args.folds, args.epochs, seed=args.seed, hidden=args.hidden,
+                               progress=progress)
         print(f"\n{args.folds}-fold cross-validation (each record scored by a model that never saw it):")
         report(args.shared, preds, args.dump)
     if not args.no_save:

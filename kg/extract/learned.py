@@ -203,18 +203,17 @@ class SpanClassifier(MatchComponent):
         self.word_classes: dict[str, list[int]] = {}
         self.terms = TermStats()
 
-    def score(self, doc: Doc) -> tuple[list[tuple[int, int]], list[str], object, object]:
-        """The candidates worth scoring, their texts, their class probabilities and the
-        record's context."""
+    def score(self, doc: Doc) -> tuple[list[tuple[int, int]], list[str], object]:
+        """The candidates worth scoring, their texts and their class probabilities."""
         if self.model is None:
             self.from_disk(default_model_path())
         spans, texts, ctx = doc_candidates(doc, self.word_classes, self.terms)
         keep = kept_candidates(spans, texts, ctx, self.lexicon)
         spans, texts = [spans[k] for k in keep], [texts[k] for k in keep]
-        return spans, texts, self.model.predict(span_rows(spans, texts, ctx, self.lexicon)), ctx
+        return spans, texts, self.model.predict(span_rows(spans, texts, ctx, self.lexicon))
 
     def match(self, doc: Doc) -> list[tuple[int, int, int, str]]:
-        spans, texts, probs, _ = self.score(doc)
+        spans, texts, probs = self.score(doc)
         return choose(doc, spans, texts, probs, self.threshold, self.length_bonus)
 
     def set_annotations(self, doc: Doc, found: list[tuple[int, int, int, str]]) -> None:

@@ -94,11 +94,9 @@ def best_spans(n_tokens: int, spans, probs, threshold: float, length_bonus: floa
 @dataclass
 class Names:
     """The names of one record: each kept span's name (``root``), a text of each name,
-    its spans' summed and highest class probabilities, and its class."""
+    and its class."""
     root: dict[int, str]
     surface: dict[str, str]
-    sums: dict[str, list[float]]
-    peak: dict[str, list[float]]
     label: dict[str, int] = field(default_factory=dict)
 
 
@@ -124,18 +122,20 @@ def join_names(doc: Doc, texts, probs, kept: list[int]) -> Names:
         for b in longs:
             if a != b and initials_match(surface[a], surface[b]):
                 uf.union(b, a)
-    names = Names({k: uf.find(key[k]) for k in kept}, surface, {}, {})
+    names = Names({k: uf.find(key[k]) for k in kept}, surface)
+    sums: dict[str, list[float]] = {}
+    peak: dict[str, list[float]] = {}
     for k in kept:
         g = names.root[k]
-        row = names.sums.setdefault(g, [0.0] * 5)
-        top = names.peak.setdefault(g, [0.0] * 5)
+        row = sums.setdefault(g, [0.0] * 5)
+        top = peak.setdefault(g, [0.0] * 5)
         for c in range(5):
             row[c] += float(probs[k][c])
             top[c] = max(top[c], float(probs[k][c]))
-    for g, row in names.sums.items():
+    for g, row in sums.items():
         c = max(range(1, 5), key=lambda c: (row[c] + (row[1] if c == 2 else 0.0), -c))
         if c in (1, 2):
-            c = 1 if names.peak[g][1] > names.peak[g][2] else 2
+            c = 1 if peak[g][1] > peak[g][2] else 2
         names.label[g] = c
     return names
 
