@@ -11,7 +11,7 @@ a proposal sentence) and how often the document repeats it. The classifier
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from spacy.tokens import Doc
 
@@ -93,23 +93,30 @@ def abstract_start(doc: Doc) -> int:
 def candidate_spans(doc: Doc, max_len: int = MAX_LEN) -> list[tuple[int, int]]:
     """Every (start, end) token range that may name something, sentence by sentence."""
     texts, lowers = token_texts(doc)
+    kinds: dict[str, tuple[bool, bool]] = {}  # per distinct text: (may stand at an edge, ends a run)
+    for t, lw in zip(texts, lowers):
+        if t not in kinds:
+            kinds[t] = (_edge_ok(t, lw), _breaks(t, lw) and lw not in INNER)
+    edge = [kinds[t][0] for t in texts]
+    stop = [kinds[t][1] for t in texts]
     out = []
     for sent in sentences(doc):
         s, e = sent.start, sent.end
         for i in range(s, e):
-            if not _edge_ok(texts[i], lowers[i]):
+            if not edge[i]:
                 continue
             opened = 0  # "(" not closed yet inside the run ("SurvSHAP(t)", "Adam(W)")
             for j in range(i + 1, min(e, i + max_len) + 1):
-                t, lw = texts[j - 1], lowers[j - 1]
+                t = texts[j - 1]
                 if j - 1 > i and t == ")" and opened > 0:
                     out.append((i, j))
                     opened -= 1
                     continue
-                if j - 1 > i and _breaks(t, lw) and lw not in INNER:
+                if j - 1 > i and stop[j - 1]:
                     break
-                opened += t.count("(") - t.count(")")
-                if _edge_ok(t, lw):
+                if "(" in t or ")" in t:
+                    opened += t.count("(") - t.count(")")
+                if edge[j - 1]:
                     out.append((i, j))
     return out
 
@@ -146,6 +153,8 @@ class DocContext:
     key_flags: dict = None  # compact key -> what its occurrences share (in the title, in a cue sentence...)
     classes: list = None  # per token: its word classes (two granularities) or None
     terms: object = None  # a :class:`~kg.extract.termstats.TermStats`: what the corpus says of a phrase
+    left: dict = field(default_factory=dict)  # token index -> its left-edge features
+    right: dict = field(default_factory=dict)  # token index -> right-edge features of a span ending there
 
 
 def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = frozenset(),
@@ -182,8 +191,10 @@ def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = fr
         typ = defined_type(long, short) or ""
         abbr_long[(long.start, long.end)] = typ
         abbr_short[(short.start, short.end)] = typ
-    shapes = [token_shape(t) for t in texts]
-    lasts = [singular(w) for w in lowers]
+    shape_of = {t: token_shape(t) for t in set(texts)}
+    singular_of = {w: singular(w) for w in set(lowers)}
+    shapes = [shape_of[t] for t in texts]
+    lasts = [singular_of[w] for w in lowers]
     return DocContext(texts, lowers, shapes, lasts, title_end, title_colon, title_caps, sent_of,
                       frozenset(cue_sents), frozenset(data_sents), rule_spans, rule_tokens,
                       abbr_long, abbr_short, {}, keywords, {},
@@ -207,6 +218,61 @@ def apposition_head(lowers: list[str], j: int) -> int:
     return last
 
 
+def _side_features(ctx: DocContext, i: int, j: int) -> tuple[list[str], list[str]]:
+    """The features of a candidate's left edge (its first word and what stands before
+    it) and right edge (its last word and what follows): each depends on one token
+    index alone, so a document computes them once per index, not once per candidate."""
+    left, right = ctx.left.get(i), ctx.right.get(j)
+    lowers, cls = ctx.lowers, ctx.classes
+    if left is None:
+        prev = lowers[i - 1] if i > 0 else "<s>"
+        prev2 = lowers[i - 2] if i > 1 else "<s>"
+        sh0 = ctx.shapes[i]
+        left = ["f=" + lowers[i], "p=" + prev, f"p2={prev2} {prev}", f"p|sh={prev}|{sh0}", "sh0=" + sh0]
+        if i >= 2 and lowers[i - 1] == ",":
+            left.append("bp=" + ctx.lasts[i - 2])
+        _class_features(left, cls, (("cf", i), ("cp", i - 1)))
+        left.extend("L=" + w for w in lowers[max(0, i - 4):i])
+        k = ctx.sent_of[i]
+        if k in ctx.data_sents:
+            left.append("data_sent")
+            if k in ctx.cue_sents:
+                left.append("data_cue_sent")
+        if i >= ctx.title_end and k in ctx.cue_sents:
+            left.extend(("cue_sent", "cue_sent|sh=" + sh0))
+        rules = ctx.rule_tokens
+        if i > 0 and rules[i] and rules[i - 1]:
+            left.extend("rcross=" + g for g in sorted(rules[i] & rules[i - 1]))
+        ctx.left[i] = left
+    if right is None:
+        last, shl = ctx.lasts[j - 1], ctx.shapes[j - 1]
+        nxt = lowers[j] if j < len(lowers) else "</s>"
+        nxt2 = lowers[j + 1] if j + 1 < len(lowers) else "</s>"
+        right = ["l=" + last, "x=" + nxt, f"x2={nxt} {nxt2}", f"x|sh={nxt}|{shl}", f"l|x={last}|{nxt}",
+                 "shl=" + shl]
+        # word endings say what an unseen name is ("...Bench", "...Net", "...ization")
+        lw = lowers[j - 1]
+        if len(lw) > 4:
+            right.extend(("s3=" + lw[-3:], "s4=" + lw[-4:]))
+        head = apposition_head(lowers, j)
+        if head >= 0:
+            right.append("ap=" + ctx.lasts[head])
+            if cls[head] is not None:
+                right.append(f"apc={cls[head][1]}")
+        _class_features(right, cls, (("cl", j - 1), ("cx", j)))
+        right.extend("R=" + w for w in lowers[j:j + 4])
+        ctx.right[j] = right
+    return left, right
+
+
+def _class_features(f: list[str], cls: list, where) -> None:
+    for tag, k in where:
+        c = cls[k] if 0 <= k < len(cls) else None
+        if c is not None:
+            f.append(f"{tag}={c[0]}")
+            f.append(f"{tag}2={c[1]}")
+
+
 def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[str]:
     """The features of the candidate ``[i, j)`` whose text is ``text``; ``lexicon(key)``
     gives learned-lexicon features of its compact key (a list of strings)."""
@@ -214,43 +280,16 @@ def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[s
     shapes = ctx.shapes[i:j]
     n = j - i
     shape = "_".join(shapes) if n <= 3 else f"{shapes[0]}_{shapes[1]}_.._{shapes[-1]}"
-    first, last = lowers[i], ctx.lasts[j - 1]
-    sh0, shl = shapes[0], shapes[-1]
+    last = ctx.lasts[j - 1]
     prev = lowers[i - 1] if i > 0 else "<s>"
-    prev2 = lowers[i - 2] if i > 1 else "<s>"
     nxt = lowers[j] if j < len(lowers) else "</s>"
-    nxt2 = lowers[j + 1] if j + 1 < len(lowers) else "</s>"
     key = compact_key(text)
-    f = [
-        "b", "w=" + " ".join(lowers[i:j]), f"n={min(n, 5)}", "sh=" + shape, "f=" + first, "l=" + last,
-        f"l2={lowers[j - 2] if n > 1 else ''} {last}", "p=" + prev, f"p2={prev2} {prev}", "x=" + nxt,
-        f"x2={nxt} {nxt2}", f"p|sh={prev}|{sh0}", f"x|sh={nxt}|{shl}", f"p|l={prev}|{last}", f"l|x={last}|{nxt}",
-        "sh0=" + sh0, "shl=" + shl,
-    ]
-    # word endings say what an unseen name is ("...Bench", "...Net", "...ization")
-    lw = lowers[j - 1]
-    if len(lw) > 4:
-        f.append("s3=" + lw[-3:])
-        f.append("s4=" + lw[-4:])
-    cls = ctx.classes
-    head = apposition_head(lowers, j)
-    if head >= 0:
-        f.append("ap=" + ctx.lasts[head])
-        if cls[head] is not None:
-            f.append(f"apc={cls[head][1]}")
-    if i >= 2 and lowers[i - 1] == ",":
-        f.append("bp=" + ctx.lasts[i - 2])
-    for tag, k in (("cf", i), ("cl", j - 1), ("cp", i - 1), ("cx", j)):
-        c = cls[k] if 0 <= k < len(cls) else None
-        if c is not None:
-            f.append(f"{tag}={c[0]}")
-            f.append(f"{tag}2={c[1]}")
+    left, right = _side_features(ctx, i, j)
+    f = ["b", "w=" + " ".join(lowers[i:j]), f"n={min(n, 5)}", "sh=" + shape,
+         f"l2={lowers[j - 2] if n > 1 else ''} {last}", f"p|l={prev}|{last}", *left, *right]
     if n <= 3:
+        cls = ctx.classes
         f.append("cs=" + "_".join(str(c[0]) if c is not None else "-" for c in cls[i:j]))
-    for w in lowers[max(0, i - 4):i]:
-        f.append("L=" + w)
-    for w in lowers[j:j + 4]:
-        f.append("R=" + w)
     if i < ctx.title_end:
         tag = "tcaps" if ctx.title_caps else "title"
         f.append(tag)
@@ -262,13 +301,6 @@ def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[s
             f.append("title_whole")
         elif j == end and ctx.title_colon >= 0 and i == ctx.title_colon + 1:
             f.append("title_tail_all")
-    if ctx.sent_of[i] in ctx.data_sents:
-        f.append("data_sent")
-        if ctx.sent_of[i] in ctx.cue_sents:
-            f.append("data_cue_sent")
-    if i >= ctx.title_end and ctx.sent_of[i] in ctx.cue_sents:
-        f.append("cue_sent")
-        f.append("cue_sent|sh=" + sh0)
     if prev == "(" and nxt == ")":
         f.append("paren")
     if text.count("(") != text.count(")"):
@@ -282,9 +314,6 @@ def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[s
         inside = rule_tokens[i].intersection(*rule_tokens[i + 1:j]) if n > 1 else rule_tokens[i]
         for g in sorted(inside):
             f.append("rin=" + g)
-    if i > 0 and rule_tokens[i] and rule_tokens[i - 1]:
-        for g in sorted(rule_tokens[i] & rule_tokens[i - 1]):
-            f.append("rcross=" + g)
     if (i, j) in ctx.abbr_long:
         f.append("abl=" + ctx.abbr_long[(i, j)])
     if (i, j) in ctx.abbr_short:

@@ -19,6 +19,7 @@ from collections import Counter
 from importlib import resources
 from pathlib import Path
 
+import numpy
 from spacy.attrs import IDX, LENGTH
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -35,6 +36,7 @@ from .tokens import doc_text, token_texts
 
 #: A formula is never part of a name ("§", "L^1", "d>1").
 _FORMULA = re.compile(r"[§\\^<>|{}$]")
+_CHUNK = 2048  # candidates described and scored at once
 RULE_GROUPS = ("kg_proposed", "kg_defined", "kg_tasks", "kg_gazetteer", "kg_cues")
 LABELS = {1: "Method", 2: "Method", 3: "Task", 4: "Dataset"}
 
@@ -119,8 +121,11 @@ def doc_candidates(doc: Doc, word_classes: dict | None = None, terms: TermStats 
     lowers, shapes = ctx.lowers, ctx.shapes
     first_sent = ctx.sent_of[ctx.title_end] if ctx.title_end < len(lowers) else -1
     last_sent = ctx.sent_of[-1] if lowers else -1
+    keys: dict[str, str] = {}
     for (i, j), t in zip(spans, texts):
-        k = compact_key(t)
+        k = keys.get(t)
+        if k is None:
+            k = keys[t] = compact_key(t)
         counts[k] = counts.get(k, 0) + 1
         f = flags.setdefault(k, set())
         f.add("in_title" if i < ctx.title_end else "in_abs")
@@ -210,7 +215,10 @@ class SpanClassifier(MatchComponent):
         spans, texts, ctx = doc_candidates(doc, self.word_classes, self.terms)
         keep = kept_candidates(spans, texts, ctx, self.lexicon)
         spans, texts = [spans[k] for k in keep], [texts[k] for k in keep]
-        return spans, texts, self.model.predict(span_rows(spans, texts, ctx, self.lexicon))
+        # a bounded number of feature lists alive at once, however long the record
+        probs = [self.model.predict(span_rows(spans[a:a + _CHUNK], texts[a:a + _CHUNK], ctx, self.lexicon))
+                 for a in range(0, len(spans), _CHUNK)]
+        return spans, texts, numpy.concatenate(probs) if probs else self.model.predict([])
 
     def match(self, doc: Doc) -> list[tuple[int, int, int, str]]:
         spans, texts, probs = self.score(doc)
