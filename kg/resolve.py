@@ -22,7 +22,7 @@ from operator import attrgetter
 from ._gc import without_gc
 from ._unionfind import UnionFind
 from .model import Entity, Extraction, Mention, Paper, Record, Relation
-from .text import compact_key, iri_slug, label_slug, norm_words, normalize_github, stem_bag, text_hash
+from .text import GENERIC_TAIL, SMALL_WORDS, compact_key, iri_slug, label_slug, norm_words, normalize_github, stem_bag, text_hash
 
 ROLE_PREDICATE = {"proposed": "proposes", "used": "usesMethod"}
 TYPE_PREDICATE = {"Task": "addressesTask", "Dataset": "usesDataset", "CodeRepository": "hasCode"}
@@ -70,6 +70,36 @@ def _cluster_key(form: str) -> str:
     """The key spellings of one concept share: :func:`compact_key` of the form without a
     generic word after a short name ("CIFAR-10 dataset" is "CIFAR-10")."""
     return compact_key(_without_tail(form))
+
+
+def _head_words(form: str) -> tuple[str, ...]:
+    words = norm_words(form)
+    return tuple(w for w in words if w not in GENERIC_TAIL) or tuple(words)
+
+
+def link_forms(forms: list[str]) -> list[str]:
+    """The forms of one paper's entity that join it to other papers' entities: not one
+    that merely ends another of its forms. A paper says "classification" for its "image
+    classification" and "Transformer" for its "Vision Transformer"; in other papers
+    the short form names other concepts, and a link through it would make one entity
+    of all image, text and graph classification.
+
+    >>> link_forms(["classification", "image classification", "image classification task"])
+    ['image classification', 'image classification task']
+    >>> link_forms(["anomaly detection", "anomaly detection problems"])
+    ['anomaly detection', 'anomaly detection problems']
+    """
+    words = [_head_words(f) for f in forms]
+    return [f for f, w in zip(forms, words)
+            if not any(len(v) > len(w) and v[-len(w):] == w for v in words)]
+
+
+def _initials_of(short: str, long: str) -> bool:
+    """Whether acronym ``short`` is the initials of ``long``'s words ("RL", "reinforcement learning")."""
+    letters = "".join(c for c in short if c.isalnum())
+    if len(letters) > 2 and letters[-1] == "s" and letters[-2].isupper():
+        letters = letters[:-1]
+    return letters.lower() == "".join(w[0] for w in norm_words(long) if w not in SMALL_WORDS)
 
 
 def paper_label(title: str | None, abstract: str, proposed: list[str]) -> str:
@@ -137,6 +167,7 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
     key = _cluster_key
     seen: dict[Sig, tuple] = {}  # (type, name, aliases) -> anchor: the same unions again change nothing
     uses: dict[Sig, int] = {}  # (type, name, aliases) -> how many of the papers' entities are spelled so
+    kept: dict[Sig, list[str]] = {}  # (type, name, aliases) -> its forms that join other papers' entities
     for ex in paper_ex.values():
         for ent in ex.entities:
             sig = (ent.type, ent.name, ent.aliases)
@@ -145,23 +176,27 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
                 continue
             uses[sig] = 1
             forms = [ent.name, *ent.aliases]
-            longs = [f for f in forms if not _is_acronym(f)]
-            shorts = [f for f in forms if _is_acronym(f)]
-            anchor = seen[sig] = (ent.type, key(longs[0] if longs else shorts[0]))
+            linked = link_forms(forms)
+            longs = [f for f in linked if not _is_acronym(f)]
+            # nor an acronym of a form left out ("RL" beside "offline RL" and "reinforcement learning")
+            dropped = [f for f in forms if f not in linked and not _is_acronym(f)]
+            shorts = [f for f in linked if _is_acronym(f) and not any(_initials_of(f, d) for d in dropped)]
+            kept[sig] = [f for f in forms if f in longs or f in shorts] or forms[:1]
+            anchor = seen[sig] = (ent.type, key((longs or kept[sig])[0]))
             uf.find(anchor)
             for f in longs:
                 uf.union(anchor, (ent.type, key(f)))
             if longs:
                 for f in shorts:
                     acronym_links[(ent.type, key(f))].add(sig)
-            elif shorts:
-                for f in shorts:
+            else:
+                for f in kept[sig]:
                     uf.union(anchor, (ent.type, key(f)))
     for short, sigs in sorted(acronym_links.items()):
         # spellings of one expansion ("mean square error", "mean squared error") are one concept
         by_stems: dict[frozenset, tuple] = {}
         for sig in sorted(sigs):
-            stems = stem_bag(norm_words(next(f for f in (sig[1], *sig[2]) if not _is_acronym(f))))
+            stems = stem_bag(norm_words(next(f for f in kept[sig] if not _is_acronym(f))))
             if stems in by_stems:
                 uf.union(by_stems[stems], seen[sig])
             else:
@@ -185,13 +220,14 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
         names: Counter = Counter()
         expanded: Counter = Counter()  # the expansion of a paper's entity named by an acronym
         named_by: Counter = Counter()  # form -> the papers' entities naming it
-        for (_, e_name, e_aliases), n in sigs:
-            names[e_name] += n
-            if _is_acronym(e_name):
-                long = next((f for f in e_aliases if not _is_acronym(f)), None)
+        for sig, n in sigs:
+            forms = kept[sig]  # the paper's name first, unless it merely ends another of its forms
+            names[forms[0]] += n
+            if _is_acronym(forms[0]):
+                long = next((f for f in forms if not _is_acronym(f)), None)
                 if long:
                     expanded[long] += n
-            for f in {e_name, *e_aliases}:
+            for f in set(forms):
                 named_by[f] += n
         name = entity_name(type_, names, expanded)
         forms = []

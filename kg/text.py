@@ -12,6 +12,10 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _NO_STRIP = ("ss", "us", "is", "as", "ous")
 #: Words a name may skip: in its initials, in the stems it is matched by.
 SMALL_WORDS = frozenset("of for and the a an in on with to via by from".split())
+#: Words that end a name without changing what it names ("the dynamic pricing problem").
+GENERIC_TAIL = frozenset("problem problems task tasks method methods model models framework frameworks approach "
+                         "approaches algorithm algorithms technique techniques strategy scheme setting settings "
+                         "system systems dataset datasets benchmark benchmarks corpus corpora".split())
 
 
 @lru_cache(maxsize=1 << 18)  # the words of a corpus recur

@@ -115,3 +115,18 @@ def test_method_is_labelled_by_its_expansion_unless_papers_use_the_acronym():
                            [("Method", "BERT", [])], [("Method", "BERT", [])])
     assert by_name["GPs"].name == "Gaussian processes" and by_name["Gaussian process"] is by_name["GPs"]
     assert by_name["BERT"].name == "BERT"
+
+
+def test_a_short_form_a_paper_uses_for_its_task_links_no_other_papers():
+    # "classification" is what each paper calls its own image or text classification
+    image = ("Task", "classification", ["image classification"])
+    text = ("Task", "classification", ["text classification", "text classification tasks"])
+    _, ents = _entities([image], [text], [("Task", "image classification", [])], [("Task", "classification", [])])
+    by_label = {e.name: e for e in ents}
+    assert sorted(by_label) == ["classification", "image classification", "text classification"]
+    assert "classification" not in by_label["image classification"].aliases
+    # nor does an acronym of the short form ("RL" in a paper about offline RL)
+    offline = ("Task", "reinforcement learning", ["RL", "offline RL", "offline reinforcement learning"])
+    rl = ("Task", "reinforcement learning", ["RL"])
+    _, ents = _entities([offline], [rl], [rl], [("Task", "RL", [])])
+    assert sorted(e.name for e in ents) == ["offline RL", "reinforcement learning"]

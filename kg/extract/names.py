@@ -16,12 +16,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc
 
 from .._unionfind import UnionFind
-from ..text import SMALL_WORDS, norm_words, stem_bag
-
-#: Words that end a name without changing what it names ("the dynamic pricing problem").
-GENERIC_TAIL = frozenset("problem problems task tasks method methods model models framework frameworks approach "
-                         "approaches algorithm algorithms technique techniques strategy scheme setting settings "
-                         "system systems dataset datasets benchmark benchmarks corpus corpora".split())
+from ..text import GENERIC_TAIL, SMALL_WORDS, norm_words, stem_bag
 
 
 def initials_match(short: str, long: str) -> bool:
