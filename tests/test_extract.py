@@ -93,6 +93,14 @@ def test_acronym_definition_after_proposal_verb_links_expansion():
     assert all(text[m.start:m.end] == m.text for m in ent.mentions)
 
 
+def test_an_acronym_two_names_could_expand_joins_neither():
+    ex = extract_text("We study representation learning in reinforcement learning and show that RL agents "
+                      "with learned representations generalize.")
+    names = [{e.name, *e.aliases} for e in ex.entities]
+    assert not any({"representation learning", "reinforcement learning"} <= forms for forms in names)
+    assert not any("RL" in forms and len(forms) > 1 for forms in names)
+
+
 def test_generic_descriptions_are_not_names():
     ex = extract_text("We propose a novel framework for robust training of deep networks.")
     assert ex.of("Method", "proposed") == []

@@ -58,6 +58,9 @@ def initials_match(short: str, long: str) -> bool:
     return fit(0, 0)
 
 
+_HAS_ACRONYM = re.compile(r"[A-Z]{2}")
+
+
 def group_key(text: str) -> str:
     """The key spans of one name share in a record: the compact key without a generic
     tail word and without an acronym's plural ("GPs" -> "gp")."""
@@ -114,8 +117,13 @@ def join_names(doc: Doc, texts, probs, kept: list[int]) -> Names:
     shorts = [a for a in keys if any(c.isupper() for c in surface[a])]
     longs = [b for b in keys if sum(1 for p in re.split(r"[\s\-/]+", surface[b]) if p) >= 2]
     for a in shorts:
-        for b in longs:
-            if a != b and initials_match(surface[a], surface[b]):
+        fits = [b for b in longs if a != b and initials_match(surface[a], surface[b])]
+        # an acronym two names spell out ("RL": reinforcement and representation learning)
+        # joins neither; a name with an acronym in it ("OOD detection", "multimodal NER")
+        # is no spelling out
+        spelled = {uf.find(b) for b in fits if not _HAS_ACRONYM.search(surface[b])}
+        if len(spelled) <= 1:
+            for b in fits:
                 uf.union(b, a)
     names = Names({k: uf.find(key[k]) for k in kept}, surface)
     sums: dict[str, list[float]] = {}
