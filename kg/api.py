@@ -361,25 +361,26 @@ class KnowledgeGraph:
         return export(self._G, fmt, out)
 
     def to_html(self, path: str | Path, focus: str | None = None, depth: int = 2, view: str = "overview") -> Path:
-        """Write an interactive view (of the whole graph, or around ``focus``).
+        """Write an interactive view: the map of the field, another view of the whole
+        graph, or the neighbourhood of ``focus``.
 
         >>> import tempfile, pathlib
         >>> sample.to_html(pathlib.Path(tempfile.mkdtemp()) / "v.html", focus="TAROT").read_text()[:15]
         '<!DOCTYPE html>'
         """
         from .outputs import write_html
-        from .viz import build_view
+        from .viz import page_html
 
         node = self._resolve_name(focus) if focus else None
-        write_html(build_view(self._G, view=view, focus=node, depth=depth), path)
+        write_html(page_html(self._G, view=view, focus=node, depth=depth)[0], path)
         return Path(path)
 
     def show(self, view: str = "overview", focus: str | None = None, depth: int = 2, height: int = 640) -> "HtmlView":
         """An interactive view for a Jupyter notebook (displayed inline, in a sandboxed iframe)."""
-        from .viz import build_view, render_html
+        from .viz import page_html
 
         node = self._resolve_name(focus) if focus else None
-        return HtmlView(render_html(build_view(self._G, view=view, focus=node, depth=depth)), height)
+        return HtmlView(page_html(self._G, view=view, focus=node, depth=depth)[0], height)
 
     def _resolve_name(self, name: str) -> str:
         return resolve_name(self._G, name)

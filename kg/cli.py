@@ -243,7 +243,7 @@ def cmd_validate(args) -> int:
 def cmd_viz(args) -> int:
     from .outputs import write_html
     from .graphio import graph_from_json
-    from .viz import build_view
+    from .viz import page_html
 
     path = Path(args.store) / "graph.json"
     if not path.is_file():
@@ -255,7 +255,7 @@ def cmd_viz(args) -> int:
 
         focus = resolve_name(G, args.focus)
     out = args.out or (f"focus-{focus.replace('/', '-')}.html" if focus else f"{args.view}.html")
-    write_html(build_view(G, view=args.view, focus=focus, depth=args.depth), out)
+    write_html(page_html(G, view=args.view, focus=focus, depth=args.depth)[0], out)
     print(f"wrote {out}")
     return EXIT_OK
 

@@ -30,7 +30,7 @@ from ._lock import output_lock
 from .store import STORE_DIR, StoreLoader, StoreUpdater, compact_after
 from .graphio import records_to_jsonl, write_graph_json
 from .views import VIEWS
-from .viz import CardCache, build_view, render_html
+from .viz import CardCache, page_html, render_html
 
 #: The file of each view in an output folder.
 VIEW_FILES = {"overview": "graph.html", "method-task": "methods-tasks.html", "dataset": "datasets.html",
@@ -551,9 +551,9 @@ GRAPH_JSON = "graph.json"
 def draw_view(G: nx.MultiDiGraph, folder: Path, view: str, cards: dict) -> tuple:
     """Write the page of ``view`` into ``folder``; returns its row of the index page:
     (file, name, description, nodes shown, note). ``cards`` caches node cards."""
-    net = build_view(G, view=view, cards=cards)
-    (folder / VIEW_FILES[view]).write_text(render_html(net), encoding="utf-8")
-    return (VIEW_FILES[view], *VIEWS[view], len(net.nodes), net.kg_note)
+    html, shown, note = page_html(G, view=view, cards=cards)
+    (folder / VIEW_FILES[view]).write_text(html, encoding="utf-8")
+    return (VIEW_FILES[view], *VIEWS[view], shown, note)
 
 
 class _Shared:
@@ -764,6 +764,6 @@ def _swap(new: Path, outdir: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def write_html(net, path: str | Path) -> None:
-    """Write one view (from :func:`kg.viz.build_view`) as a self-contained page."""
-    atomic_write(path, render_html(net))
+def write_html(page, path: str | Path) -> None:
+    """Write one page (HTML text, or a view from :func:`kg.viz.build_view`) atomically."""
+    atomic_write(path, page if isinstance(page, str) else render_html(page))

@@ -24,7 +24,7 @@ from itertools import islice
 import networkx as nx
 
 VIEWS = {
-    "overview": ("Overview", "every paper, method, task, dataset, repository and venue"),
+    "overview": ("Map of the field", "tasks, methods and datasets by papers, in named clusters, with trends"),
     "method-task": ("Methods and tasks", "which methods are applied to which tasks, by number of papers"),
     "dataset": ("Datasets", "datasets with the papers that use them and the methods those papers propose or use"),
     "paper": ("Papers", "papers linked by the tasks, datasets and methods they share"),

@@ -290,3 +290,67 @@ def render_html(net: Network) -> str:
         focus_json=_safe_json(getattr(net, "kg_focus", None)),
         venues=getattr(net, "kg_venues", []),
     )
+
+
+#: Venue series with a checkbox of their own on the map; the others share one.
+SERIES_CONTROLS = 19
+
+
+def series_controls(data: dict, limit: int = SERIES_CONTROLS) -> list[tuple[str, str]]:
+    """(name, comma-separated series indexes) of each venue checkbox of the map: the
+    ``limit`` series with the most papers by name, then one for all the others.
+
+    >>> series_controls({"series": ["A", "B", "C"], "papers": [["p", "B 2020", 2020, "x"]]}, limit=1)
+    [('B', '1'), ('other venues', '0,2')]
+    """
+    from .fieldmap import venue_series
+
+    count = {s: 0 for s in data["series"]}
+    for _, venue, _, _ in data["papers"]:
+        count[venue_series(venue)] = count.get(venue_series(venue), 0) + 1
+    order = sorted(range(len(data["series"])), key=lambda k: (-count[data["series"][k]], data["series"][k]))
+    own = sorted(order[:limit], key=lambda k: data["series"][k])
+    rows = [(data["series"][k] or "no venue", str(k)) for k in own]
+    if len(order) > limit:
+        rows.append(("other venues", ",".join(str(k) for k in sorted(order[limit:]))))
+    return rows
+
+
+def render_map(G: nx.MultiDiGraph, title: str | None = None, data: dict | None = None) -> str:
+    """The field map of ``G`` (:mod:`kg.fieldmap`) as one self-contained page."""
+    from .fieldmap import CONCEPTS, generate_map, trend_svg
+
+    data = data if data is not None else generate_map(G)
+    env = Environment(loader=FileSystemLoader(str(Path(__file__).parent / "templates")),
+                      autoescape=select_autoescape(["html"]))
+    shown = sum(1 for n in data["nodes"] if "x" in n)
+    note = (f"The {shown:,} concepts with the most papers, of {data['total']:,}; search or expand a concept "
+            f"to draw more.") if data["total"] > shown else f"All {shown:,} concepts."
+    return env.get_template("map.html").render(
+        title=title or "abstract-kg: map of the field",
+        vis_js=_asset("vis-network.min.js").replace("</script", "<\\/script"),
+        vis_css=_asset("vis-network.css"),
+        map_json=_safe_json(data),
+        types=[(t, STYLE[t][0]) for t in CONCEPTS],
+        years=data["years"],
+        series_controls=series_controls(data),
+        clusters=data["clusters"],
+        trend_svg=trend_svg(data),
+        note=note,
+    )
+
+
+def page_html(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = None, depth: int = 2,
+              title: str | None = None, cards: dict | None = None) -> tuple[str, int, str]:
+    """One page of ``G``: (html, nodes drawn at the opening, note). The overview is the
+    map of the field (:func:`render_map`); a ``focus`` gives the ego view around it;
+    the other views are drawn by :func:`build_view`."""
+    if focus is None and view == "overview":
+        from .fieldmap import generate_map
+
+        data = generate_map(G)
+        shown = sum(1 for n in data["nodes"] if "x" in n)
+        note = f"the {shown:,} concepts with the most papers, of {data['total']:,}" if data["total"] > shown else ""
+        return render_map(G, title, data), shown, note
+    net = build_view(G, view=view, focus=focus, depth=depth, title=title, cards=cards)
+    return render_html(net), len(net.nodes), net.kg_note
