@@ -65,11 +65,14 @@ def venue_series(venue: str) -> str:
 
 def concept_papers(G: nx.MultiDiGraph) -> dict[str, list[str]]:
     """{concept id: the sorted ids of the papers that link to it}."""
-    out: dict[str, set] = defaultdict(set)
-    for p, e, k in G.edges(keys=True):
-        if k in PAPER_LINKS and G.nodes[e].get("type") in CONCEPTS:
-            out[e].add(p)
-    return {e: sorted(ps) for e, ps in sorted(out.items())}
+    links = frozenset(PAPER_LINKS)
+    out = {}
+    for e, d in G.nodes(data="type"):
+        if d in CONCEPTS:
+            papers = sorted(p for p, keys in G.pred[e].items() if not links.isdisjoint(keys))
+            if papers:
+                out[e] = papers
+    return dict(sorted(out.items()))
 
 
 def leading(papers_of: dict[str, list[str]], limit: int = MAX_CONCEPTS) -> list[str]:
@@ -83,10 +86,17 @@ def shared_papers(papers_of: dict[str, list[str]], nodes: list[str]) -> Counter:
     for k, e in enumerate(nodes):
         for p in papers_of[e]:
             by_paper[p].append(k)
-    pairs: Counter = Counter()
+    n = len(nodes)
+    codes = []  # each pair of a paper as i * n + j, counted at once
     for ks in by_paper.values():
-        pairs.update(combinations(ks, 2))
-    return pairs
+        if len(ks) > 1:
+            a = np.array(ks, dtype=np.int64)
+            i, j = np.triu_indices(len(a), 1)
+            codes.append(a[i] * n + a[j])
+    if not codes:
+        return Counter()
+    pairs, counts = np.unique(np.concatenate(codes), return_counts=True)
+    return Counter({(int(c // n), int(c % n)): int(m) for c, m in zip(pairs.tolist(), counts.tolist())})
 
 
 def strongest_links(pairs: Counter, sizes: list[int], per_node: int = LINKS_PER_CONCEPT) -> dict:
@@ -186,15 +196,18 @@ def separate(xy: np.ndarray, radii: np.ndarray, iterations: int = 60, gap: float
     # coincident points part along fixed directions
     xy = xy + 1e-6 * np.stack([np.cos(np.arange(n)), np.sin(np.arange(n))], axis=1)
     need = radii[:, None] + radii[None, :] + gap
-    np.fill_diagonal(need, 0.0)
+    upper = np.triu(np.ones((n, n), dtype=bool), 1)
     for _ in range(iterations):
         d = xy[:, None, :] - xy[None, :, :]
-        dist = np.maximum(np.hypot(d[..., 0], d[..., 1]), 1e-9)
-        over = np.where(dist < need, need - dist, 0.0)
-        np.fill_diagonal(over, 0.0)
-        if not over.any():
+        close = ((d * d).sum(axis=2) < need * need) & upper
+        if not close.any():
             break
-        xy = xy + (over[..., None] * d / dist[..., None]).sum(axis=1) / 2
+        i, j = np.nonzero(close)  # the overlapping pairs alone
+        v = xy[i] - xy[j]
+        dist = np.maximum(np.hypot(v[:, 0], v[:, 1]), 1e-9)
+        push = ((need[i, j] - dist) / dist / 2)[:, None] * v
+        np.add.at(xy, i, push)
+        np.add.at(xy, j, -push)
     return xy
 
 
@@ -220,13 +233,10 @@ def place(links: dict, cluster: list[int], nodes: list[int], radii: list[float] 
     return {k: (float(xy[a, 0]), float(xy[a, 1])) for k, a in index.items()}
 
 
-def _year_counts(G: nx.MultiDiGraph, papers: list[str], series_index: dict, year0: int) -> list:
-    """[series, year - year0, papers] triples of a concept's papers, sorted."""
-    c: Counter = Counter()
-    for p in papers:
-        d = G.nodes[p]
-        y = d.get("year")
-        c[(series_index[venue_series(d.get("venue") or "")], (y - year0) if isinstance(y, int) else -1)] += 1
+def _year_counts(papers: list[str], when: dict[str, tuple[int, int]]) -> list:
+    """[series, year - year0, papers] triples of a concept's papers (``when``: paper ->
+    (series, year - year0 or -1)), sorted."""
+    c = Counter(when[p] for p in papers)
     return [[s, y, n] for (s, y), n in sorted(c.items())]
 
 
@@ -250,6 +260,11 @@ def generate_map(G: nx.MultiDiGraph, max_concepts: int = MAX_CONCEPTS, opening: 
     series_index = {s: k for k, s in enumerate(series)}
     years = sorted({G.nodes[p]["year"] for p in papers if isinstance(G.nodes[p].get("year"), int)})
     year0 = years[0] if years else 0
+    when = {}
+    for p in papers:
+        d = G.nodes[p]
+        y = d.get("year")
+        when[p] = (series_index[venue_series(d.get("venue") or "")], (y - year0) if isinstance(y, int) else -1)
 
     named = [c for c in range(max(cluster, default=-1) + 1)
              if sum(1 for k in range(len(nodes)) if cluster[k] == c) >= MIN_CLUSTER][:len(PALETTE)]
@@ -269,7 +284,7 @@ def generate_map(G: nx.MultiDiGraph, max_concepts: int = MAX_CONCEPTS, opening: 
         row = {"id": e, "label": d.get("label", e), "type": d["type"], "papers": sizes[k],
                "cluster": cluster[k], "color": color.get(cluster[k], OTHER_COLOR),
                "aliases": list(d.get("aliases") or [])[:20],
-               "counts": _year_counts(G, papers_of[e], series_index, year0),
+               "counts": _year_counts(papers_of[e], when),
                "paperIds": [paper_index[p] for p in papers_of[e]]}
         if k in pos:
             row["x"], row["y"] = round(pos[k][0], 4), round(pos[k][1], 4)

@@ -260,7 +260,11 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     for n in todo:
         cards[n] = _card(G, n, shared)
     net.kg_cards = {n: cards[n] for n in sorted(H.nodes)}
-    net.kg_venues = sorted({d.get("venue") for _, d in H.nodes(data=True) if d.get("venue")})
+    venues: dict[str, int] = {}
+    for _, d in H.nodes(data=True):
+        if d.get("venue") and d["type"] == "Paper":
+            venues[d["venue"]] = venues.get(d["venue"], 0) + 1
+    net.kg_venues = venue_groups(venues)
     net.kg_types = sorted({d["type"] for _, d in H.nodes(data=True)})
     net.kg_focus = focus
     return net
@@ -296,24 +300,45 @@ def render_html(net: Network) -> str:
 SERIES_CONTROLS = 19
 
 
+def venue_groups(papers: dict[str, int], limit: int = SERIES_CONTROLS) -> list[tuple[str, list[str]]]:
+    """The venue checkboxes of a page: (name, its venues) for each of the ``limit``
+    venue series with the most papers (``papers``: venue -> papers), by name, then one
+    for all the others. A series is a venue without its year ("NeurIPS 2018" and
+    "NeurIPS 2019" are "NeurIPS").
+
+    >>> venue_groups({"ICML 2024": 3, "ICML 2025": 1, "UAI 2020": 2, "COLT 2019": 1}, limit=2)
+    [('ICML', ['ICML 2024', 'ICML 2025']), ('UAI', ['UAI 2020']), ('other venues', ['COLT 2019'])]
+    """
+    from .fieldmap import venue_series
+
+    members: dict[str, list[str]] = {}
+    count: dict[str, int] = {}
+    for venue, n in sorted(papers.items()):
+        s = venue_series(venue)
+        members.setdefault(s, []).append(venue)
+        count[s] = count.get(s, 0) + n
+    order = sorted(members, key=lambda s: (-count[s], s))
+    rows = [(s or "no venue", members[s]) for s in sorted(order[:limit])]
+    if len(order) > limit:
+        rows.append(("other venues", sorted(v for s in order[limit:] for v in members[s])))
+    return rows
+
+
 def series_controls(data: dict, limit: int = SERIES_CONTROLS) -> list[tuple[str, str]]:
-    """(name, comma-separated series indexes) of each venue checkbox of the map: the
-    ``limit`` series with the most papers by name, then one for all the others.
+    """(name, comma-separated indexes into ``data["series"]``) of each venue checkbox
+    of the map (:func:`venue_groups`).
 
     >>> series_controls({"series": ["A", "B", "C"], "papers": [["p", "B 2020", 2020, "x"]]}, limit=1)
     [('B', '1'), ('other venues', '0,2')]
     """
     from .fieldmap import venue_series
 
-    count = {s: 0 for s in data["series"]}
+    papers = {s: 0 for s in data["series"]}
     for _, venue, _, _ in data["papers"]:
-        count[venue_series(venue)] = count.get(venue_series(venue), 0) + 1
-    order = sorted(range(len(data["series"])), key=lambda k: (-count[data["series"][k]], data["series"][k]))
-    own = sorted(order[:limit], key=lambda k: data["series"][k])
-    rows = [(data["series"][k] or "no venue", str(k)) for k in own]
-    if len(order) > limit:
-        rows.append(("other venues", ",".join(str(k) for k in sorted(order[limit:]))))
-    return rows
+        papers[venue_series(venue)] += 1
+    index = {s: k for k, s in enumerate(data["series"])}
+    return [(name, ",".join(str(index[s]) for s in sorted(venues, key=index.get)))
+            for name, venues in venue_groups(papers, limit)]
 
 
 def render_map(G: nx.MultiDiGraph, title: str | None = None, data: dict | None = None) -> str:

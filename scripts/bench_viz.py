@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Time until a large overview is drawn and interactive in headless Chromium.
+"""Time to build the overview pages of a large graph, and until they are drawn and
+interactive in headless Chromium.
 
-    python scripts/bench_viz.py [--nodes 5000] [--runs 3]
+    python scripts/bench_viz.py [--nodes 5000] [--graph outputs/graph.json] [--runs 3]
 
-Builds a synthetic typed graph of N nodes (papers, methods, tasks, datasets,
-repositories, venues; heavy-tailed entity popularity, like real literature),
-writes its overview page with kg's own view code, opens it in Debian's
-Chromium through Playwright, and reports: Python view build + layout time,
-page size, time from navigation to the page's ready mark (drawn, physics
-settled), and the time for a click on a node to show its card.
+Takes a built graph (``--graph``, the ``graph.json`` of a ``kg build``) or builds a
+synthetic typed graph of N nodes (papers, methods, tasks, datasets, repositories,
+venues; heavy-tailed entity popularity, like real literature). Builds, in interleaved
+runs, the map of the field (the overview page) and the drawing of every node (the
+former overview) and prints both times and their ratio; then opens each page in
+Debian's Chromium through Playwright and reports the page size, the time from
+navigation to the page's ready mark (drawn, labels placed), and the time for a click
+on a node to show its card.
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 import networkx as nx  # noqa: E402
 
-from kg.viz import build_view, render_html  # noqa: E402
+from kg.viz import build_view, render_html, render_map  # noqa: E402
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
@@ -65,9 +68,31 @@ def synthetic_graph(n: int, seed: int = 1) -> nx.MultiDiGraph:
     return G
 
 
+def open_and_click(browser, page_path: Path) -> tuple[float, float]:
+    """(navigation -> ready, click on the first node -> card shown), in seconds."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    t = time.perf_counter()
+    page.goto(page_path.as_uri())
+    page.wait_for_selector("body[data-ready='1']", timeout=120000)
+    ready = time.perf_counter() - t
+    node = page.evaluate("window.kgView.nodes.getIds()[0]")
+    page.evaluate("id => window.kgView.network.moveTo({position: window.kgView.network.getPosition(id), animation: false})",
+                  node)
+    xy = page.evaluate("""id => { const v = window.kgView, d = v.network.canvasToDOM(v.network.getPosition(id));
+                           const r = document.getElementById('graph').getBoundingClientRect();
+                           return [r.left + d.x, r.top + d.y]; }""", node)
+    t = time.perf_counter()
+    page.mouse.click(*xy)
+    page.wait_for_function("document.querySelector('#card .type') !== null")
+    click = time.perf_counter() - t
+    page.close()
+    return ready, click
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--graph", type=Path, help="a built graph.json instead of a synthetic graph")
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -76,40 +101,43 @@ def main() -> int:
         return 2
     from playwright.sync_api import sync_playwright
 
-    G = synthetic_graph(args.nodes)
-    t = time.perf_counter()
-    net = build_view(G, view="overview", budget=args.nodes)
-    html = render_html(net)
-    t_build = time.perf_counter() - t
+    if args.graph:
+        from kg.graphio import graph_from_json
+
+        G = graph_from_json(args.graph.read_text(encoding="utf-8"))
+    else:
+        G = synthetic_graph(args.nodes)
+    pages = {"map": lambda: render_map(G), "every node": lambda: render_html(build_view(G, view="overview"))}
+    times: dict[str, list[float]] = {k: [] for k in pages}
+    html = {}
+    for _ in range(args.runs):  # interleaved: the machine's drift hits both alike
+        for name, make in pages.items():
+            t = time.perf_counter()
+            html[name] = make()
+            times[name].append(time.perf_counter() - t)
     tmp = Path(tempfile.mkdtemp())
-    page_path = tmp / "overview.html"
-    page_path.write_text(html, encoding="utf-8")
-    ready, click = [], []
+    paths = {}
+    for name, text in html.items():
+        paths[name] = tmp / (name.replace(" ", "-") + ".html")
+        paths[name].write_text(text, encoding="utf-8")
+    ready: dict[str, list[float]] = {k: [] for k in pages}
+    click: dict[str, list[float]] = {k: [] for k in pages}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=exe, args=ARGS)
         for _ in range(args.runs):
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            t = time.perf_counter()
-            page.goto(page_path.as_uri())
-            page.wait_for_selector("body[data-ready='1']", timeout=120000)
-            ready.append(time.perf_counter() - t)
-            node = page.evaluate("window.kgView.nodes.getIds()[0]")
-            page.evaluate("id => window.kgView.network.moveTo({position: window.kgView.network.getPosition(id), scale: 1, animation: false})", node)
-            xy = page.evaluate("""id => { const v = window.kgView, d = v.network.canvasToDOM(v.network.getPosition(id));
-                                   const r = document.getElementById('graph').getBoundingClientRect();
-                                   return [r.left + d.x, r.top + d.y]; }""", node)
-            t = time.perf_counter()
-            page.mouse.click(*xy)
-            page.wait_for_function("document.querySelector('#card .type') !== null")
-            click.append(time.perf_counter() - t)
-            page.close()
+            for name in pages:
+                r, c = open_and_click(browser, paths[name])
+                ready[name].append(r)
+                click[name].append(c)
         browser.close()
     shutil.rmtree(tmp, ignore_errors=True)
-    print(f"graph: {G.number_of_nodes()} nodes, {G.number_of_edges()} edges; drawn: {len(net.nodes)} nodes")
-    print(f"view build + layout (Python): {t_build:.2f} s; page {len(html) / 1e6:.1f} MB")
-    print(f"navigation -> drawn and interactive: median {statistics.median(ready):.2f} s "
-          f"(runs: {', '.join(f'{x:.2f}' for x in ready)})")
-    print(f"click -> card shown: median {statistics.median(click) * 1000:.0f} ms")
+    print(f"graph: {G.number_of_nodes()} nodes, {G.number_of_edges()} edges")
+    med = {k: statistics.median(v) for k, v in times.items()}
+    for name in pages:
+        print(f"{name:>10}: build (Python) median {med[name]:.2f} s; page {len(html[name]) / 1e6:.1f} MB; "
+              f"navigation -> ready median {statistics.median(ready[name]):.2f} s "
+              f"({', '.join(f'{x:.2f}' for x in ready[name])}); click -> card {statistics.median(click[name]) * 1000:.0f} ms")
+    print(f"map build / every-node build: {med['map'] / med['every node']:.2f}")
     return 0
 
 

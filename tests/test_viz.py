@@ -272,3 +272,15 @@ def test_a_hub_card_lists_the_same_first_links_with_or_without_the_cached_order(
     fast = _card(G, "task/t", cache)
     assert fast == _card(G, "task/t")
     assert fast["more"] > 0 and len(fast["links"]) == CARD_LINKS
+
+
+def test_venue_filter_goes_by_series(built, browser):
+    page, log = open_page(browser, (built / "papers.html").as_uri())
+    try:
+        assert page.locator("#venues input").count() == 2  # ICLR and ICML, not one box a venue-year
+        page.uncheck("#venues label:has-text('ICLR') input")
+        shown = page.evaluate("window.kgView.nodes.get({filter: n => n.kgtype === 'Paper' && !n.hidden}).map(n => n.kgvenue)")
+        assert shown and set(shown) == {"ICML 2025"}
+        assert log["errors"] == []
+    finally:
+        page.close()
