@@ -1,5 +1,6 @@
 """Extraction cues, pinned on small sentences written for the tests (not from the dev abstracts)."""
 import json
+import re
 
 import pytest
 import spacy
@@ -99,6 +100,19 @@ def test_an_acronym_two_names_could_expand_joins_neither():
     names = [{e.name, *e.aliases} for e in ex.entities]
     assert not any({"representation learning", "reinforcement learning"} <= forms for forms in names)
     assert not any("RL" in forms and len(forms) > 1 for forms in names)
+
+
+@pytest.mark.parametrize("text", [
+    "We analyze TD(λ) with linear function approximation and prove a rate of O(1/T) for P_X and n_2 samples on MNIST.",
+    "We prove a regret of O(1/\\sqrt{T}) for online gradient descent with step size eta=1/t on ImageNet.",
+    "Data and code: https://huggingface.co/datasets/foo/bar and www.example.org/data for image captioning.",
+])
+def test_no_name_is_a_formula_fragment_or_a_web_address(text):
+    from kg.extract.learned import balanced
+
+    forms = [f for e in extract_text(text).entities for f in (e.name, *e.aliases)]
+    assert forms  # the real names are still found
+    assert all(balanced(f) and not re.search(r"=|_[A-Za-z0-9]\b|://|^www\.", f) for f in forms), forms
 
 
 def test_generic_descriptions_are_not_names():

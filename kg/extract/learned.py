@@ -34,8 +34,25 @@ from .shapes import BROAD_FIELDS
 from .termstats import TermStats
 from .tokens import doc_text, token_texts
 
-#: A formula is never part of a name ("§", "L^1", "d>1").
-_FORMULA = re.compile(r"[§\\^<>|{}$]")
+#: A formula is never part of a name ("§", "L^1", "d>1", "n=2", "ell_1"), nor a web address.
+_FORMULA = re.compile(r"[§\\^<>|{}$]|://|^www\.|=|_[A-Za-z0-9]\b")
+
+
+def balanced(text: str) -> bool:
+    """Whether every bracket of ``text`` closes, in order ("TD(λ)", not "TD(λ", "O(1/" or "ID)=(y").
+
+    >>> [balanced(t) for t in ["TD(λ)", "TD(λ", "ID)=(y", "GPT-4V(ision)", "[CLS] token"]]
+    [True, False, False, True, True]
+    """
+    depth = 0
+    for c in text:
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
 _CHUNK = 2048  # candidates described and scored at once
 RULE_GROUPS = ("kg_proposed", "kg_defined", "kg_tasks", "kg_gazetteer", "kg_cues")
 LABELS = {1: "Method", 2: "Method", 3: "Task", 4: "Dataset"}
@@ -153,12 +170,13 @@ def kept_candidates(spans, texts, ctx, lexicon: Lexicon) -> list[int]:
     symbol, a lower-case run of two to four words; a lower-case single word or run of
     five or more only when the annotated records or the gazetteers know it (others are
     names one time in two hundred, and a third of all candidates). Never a span with a
-    formula in it or a broad field (:data:`BROAD_FIELDS`)."""
+    formula, an equals sign or a web address in it, with brackets that do not close, or
+    a broad field (:data:`BROAD_FIELDS`)."""
     keep = []
     shapes, rule_spans = ctx.shapes, ctx.rule_spans
     for k, ((i, j), t) in enumerate(zip(spans, texts)):
         n = j - i
-        if _FORMULA.search(t) or compact_key(t) in BROAD_FIELDS:
+        if _FORMULA.search(t) or not balanced(t) or compact_key(t) in BROAD_FIELDS:
             continue
         if (n == 1 or n >= 5) and (i, j) not in rule_spans and all(x == "x" for x in shapes[i:j]) \
                 and not lexicon.known(compact_key(t)) and not lookup(t):
