@@ -151,7 +151,7 @@ def test_a_failed_incremental_build_leaves_the_previous_outputs(tmp_path, monkey
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(kg.outputs, "render_html", broken)
+    monkeypatch.setattr(kg.outputs, "page_html", broken)
     with pytest.raises(RuntimeError):
         build(records, out)
     assert files(out) == before
