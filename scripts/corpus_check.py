@@ -8,7 +8,8 @@ Extracts and resolves the corpus's records (by default its ML-venue records: ICM
 ICLR, AISTATS, UAI, COLT, ACML, COLM, CORL, AUTOML, ALT), then prints, among entities
 with at least ``--min-papers`` papers:
 
-- markup or math fragments in a label or alias (``$``, ``\\``, ``{``, ``}``, ``<``, ``(cid:``);
+- markup or math fragments in a label or alias (``$``, ``\\``, ``{``, ``}``, ``<``, ``(cid:``,
+  ``=``, a subscript, a web address, brackets that do not close: ``O(1/``);
 - pairs of entities of one type whose labels differ only by case, plural or hyphen;
 - acronyms that stand as entities beside an entity of their own expansion;
 - datasets whose label is a generic word;
@@ -30,12 +31,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kg.extract import extract_records  # noqa: E402
+from kg.extract.learned import balanced  # noqa: E402
 from kg.ingest import record_from_mapping  # noqa: E402
 from kg.resolve import resolve  # noqa: E402
 from kg.text import SMALL_WORDS  # noqa: E402
 
 ML_VENUES = frozenset("ICML NIPS ICLR AISTATS UAI COLT ACML COLM CORL AUTOML ALT".split())
-MARKUP = re.compile(r"[$\\{}<>§]|\(cid:|\^|_\{")
+MARKUP = re.compile(r"[$\\{}<>§=]|\(cid:|\^|_\{|_[A-Za-z0-9]\b|://")
 #: Words that name no dataset: fields, data kinds, evaluation words.
 GENERIC_DATASET_WORDS = frozenset("""
 data dataset datasets benchmark benchmarks corpus corpora supervised unsupervised metrics metric
@@ -89,7 +91,7 @@ def strict_initials(short: str, long: str) -> bool:
 
 def checks(entities: list, counts: Counter, min_papers: int) -> dict:
     big = [e for e in entities if counts[e.id] >= min_papers]
-    markup = [(e, f) for e in big for f in (e.name, *e.aliases) if MARKUP.search(f)]
+    markup = [(e, f) for e in big for f in (e.name, *e.aliases) if MARKUP.search(f) or not balanced(f)]
     by_key = defaultdict(list)
     for e in big:
         by_key[(e.type, loose_key(e.name))].append(e)
