@@ -215,11 +215,16 @@ def test_odd_characters_survive_into_the_html_data(tmp_path):
 
     abstract = "We propose Zed\u200bNet\u202e for image classification.\x00\x07 😀 中文 </script>"
     kg = KnowledgeGraph.from_records([{"id": "x", "abstract": abstract}])
-    html = kg.to_html(tmp_path / "v.html").read_text(encoding="utf-8")
+    html = kg.to_html(tmp_path / "v.html", view="paper").read_text(encoding="utf-8")
     cards = json.loads(_re.search(r"var CARDS = (\{.*?\});\n", html).group(1))
     (paper,) = [c for c in cards.values() if c["type"] == "Paper"]
     assert paper["abstract"] == abstract
     assert "</script>" not in html.split("var CARDS = ")[1].split(";\n")[0]
+    # the map carries the names as they are written
+    html = kg.to_html(tmp_path / "map.html").read_text(encoding="utf-8")
+    data = json.loads(_re.search(r"var MAP = (\{.*?\});\n", html).group(1))
+    assert {n["label"] for n in data["nodes"]} >= {m.name for m in kg.methods()}
+    assert any("\u200b" in n["label"] for n in data["nodes"])
 
 
 def _sigint_blocked(_) -> bool:  # in an extraction worker
