@@ -28,9 +28,11 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+from functools import lru_cache
 from pathlib import Path
 
 from ._json import dumps, loads
+from ._source import source_hash
 from ._writeback import WINDOW, Source, Writeback
 from .extract import PIPELINE_VERSION
 from .model import mention_fields
@@ -49,13 +51,12 @@ DELTA_MIN_SHARE = 0.5
 _SAMPLE = 1 << 16
 
 
+@lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """A hash of the modules that decide the bytes of a block and its digest."""
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha256(f"{PIPELINE_VERSION}\x00{STATE_FORMAT}".encode())
-    for name in ("rdf.py", "graphio.py", "graph.py", "namespace.py", "model.py", "reuse.py", "algorithms.py"):
-        h.update(name.encode() + b"\x00" + (root / name).read_bytes())
-    return h.hexdigest()[:16]
+    """A hash of the whole package (:func:`kg._source.source_hash`): the bytes of a
+    block and its digest come from modules all over it (the RDF writer, the JSON
+    encoder, the names' slugs)."""
+    return source_hash(f"{PIPELINE_VERSION}\x00{STATE_FORMAT}")
 
 
 def _digest_bytes(data: bytes) -> str:

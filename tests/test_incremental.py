@@ -503,3 +503,21 @@ def test_an_updated_store_is_compacted_once_it_carries_enough_runs(tmp_path, mon
 def test_an_unknown_store_compaction_is_refused(tmp_path):
     with pytest.raises(ValueError, match="store compaction 'sometimes'"):
         build(corpus(5, 3), tmp_path / "out", store_compaction="sometimes")
+
+
+@pytest.mark.parametrize("module", ["_json.py", "text.py", "model.py", "_unionfind.py", "rdf.py", "extract/names.py",
+                                    "templates/map.html", "resources/model/config.json"])
+def test_an_edit_anywhere_in_the_package_changes_what_caches_are_keyed_by(tmp_path, module):
+    """Cached extractions and reused output blocks are keyed by a hash of the whole
+    package: a module left out would serve stale results after an edit to it."""
+    import shutil
+
+    import kg
+    from kg._source import source_hash
+
+    root = tmp_path / "kg"
+    shutil.copytree(Path(kg.__file__).parent, root, ignore=shutil.ignore_patterns("__pycache__"))
+    before = source_hash("salt", root)
+    with open(root / module, "a", encoding="utf-8") as fh:
+        fh.write("\n")
+    assert source_hash("salt", root) != before

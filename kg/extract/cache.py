@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .._json import loads
+from .._source import source_hash
 from ..model import DocEntity, Extraction, Mention, mention_fields
 from .version import PIPELINE_VERSION
 
@@ -30,17 +31,10 @@ def default_cache_dir() -> Path:
 
 @lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """A hash of the package's code and resources (rules, lexicons, the trained model):
+    """A hash of the whole package's code and resources (:func:`kg._source.source_hash`):
     any change to what extraction runs or reads gives new keys, even when nobody bumped
-    PIPELINE_VERSION. Outputs-only modules are hashed too: a key that changes too often
-    costs a re-extraction, one that changes too rarely serves stale results."""
-    root = Path(__file__).resolve().parent.parent
-    h = hashlib.sha256(PIPELINE_VERSION.encode())
-    paths = sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                   and (p.suffix == ".py" or "resources" in p.relative_to(root).parts))
-    for path in paths:
-        h.update(path.relative_to(root).as_posix().encode() + b"\x00" + path.read_bytes())
-    return h.hexdigest()[:16]
+    PIPELINE_VERSION."""
+    return source_hash(PIPELINE_VERSION)
 
 
 def text_key(text: str, title_len: int) -> str:
