@@ -7,6 +7,10 @@ from collections.abc import Hashable
 class UnionFind:
     """Disjoint sets; the root of a set is its smallest member, so results are stable.
 
+    ``networkx.utils.UnionFind`` picks a root by the sets' sizes and the order of the
+    unions; the entity clusters and a record's names are keyed by their root, which
+    must depend on the set alone.
+
     >>> uf = UnionFind(); uf.union("b", "a"); uf.union("c", "b")
     >>> uf.find("c")
     'a'

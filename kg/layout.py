@@ -1,6 +1,10 @@
 """Force-directed layout (Fruchterman-Reingold) in numpy, for views too large
 for the browser's physics. Deterministic for a given seed; needs no scipy.
 
+What networkx lacks here: its ``spring_layout`` needs scipy above 500 nodes, and
+its ``forceatlas2_layout`` computes the repulsion of every pair at every step, as
+this module does only up to ``sample`` nodes.
+
 Repulsion between every pair of nodes is what costs. Up to ``sample`` nodes it is
 computed exactly; above, against a random sample of ``sample`` nodes each step; above
 :data:`MESH_NODES`, on a grid (particle-mesh): the nodes are spread onto a
