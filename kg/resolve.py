@@ -216,32 +216,38 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
     expansions: dict[tuple, str] = {}  # root -> its most used spelling that is not an acronym
     weight: dict[tuple, int] = {}  # root -> the papers' entities it gathers
     for root, sigs in spellings.items():
-        type_ = root[0]
-        names: Counter = Counter()
-        expanded: Counter = Counter()  # the expansion of a paper's entity named by an acronym
-        named_by: Counter = Counter()  # form -> the papers' entities naming it
-        for sig, n in sigs:
-            forms = kept[sig]  # the paper's name first, unless it merely ends another of its forms
-            names[forms[0]] += n
-            if _is_acronym(forms[0]):
-                long = next((f for f in forms if not _is_acronym(f)), None)
-                if long:
-                    expanded[long] += n
-            for f in set(forms):
-                named_by[f] += n
-        name = entity_name(type_, names, expanded)
-        forms = []
-        lower = {name.lower()}
-        for f in sorted(named_by):
-            if f.lower() not in lower:  # one form per case-insensitive spelling, the name's own left out
-                forms.append(f)
-                lower.add(f.lower())
-        longs = sorted((f for f in [name, *forms] if not _is_acronym(f)), key=lambda f: (-named_by[f], f))
-        if longs:
-            expansions[root] = longs[0]
-        entities[root] = Entity(id=entity_id(type_, name), type=type_, name=name, aliases=tuple(forms))
+        entities[root], expansion = cluster_entity(root[0], [(kept[sig], n) for sig, n in sigs])
+        if expansion:
+            expansions[root] = expansion
         weight[root] = sum(n for _, n in sigs)
     return sig_root, distinct(entities, expansions, weight)
+
+
+def cluster_entity(type_: str, spellings: list[tuple[list[str], int]]) -> tuple[Entity, str | None]:
+    """The entity of one cluster, from its papers' spellings (each paper entity's
+    linking forms, its name first, and how many papers' entities are spelled so), and
+    its most used spelling that is not an acronym (None if all are)."""
+    names: Counter = Counter()
+    expanded: Counter = Counter()  # the expansion of a paper's entity named by an acronym
+    named_by: Counter = Counter()  # form -> the papers' entities naming it
+    for forms, n in spellings:
+        names[forms[0]] += n
+        if _is_acronym(forms[0]):
+            long = next((f for f in forms if not _is_acronym(f)), None)
+            if long:
+                expanded[long] += n
+        for f in set(forms):
+            named_by[f] += n
+    name = entity_name(type_, names, expanded)
+    aliases = []
+    lower = {name.lower()}
+    for f in sorted(named_by):
+        if f.lower() not in lower:  # one form per case-insensitive spelling, the name's own left out
+            aliases.append(f)
+            lower.add(f.lower())
+    longs = sorted((f for f in [name, *aliases] if not _is_acronym(f)), key=lambda f: (-named_by[f], f))
+    entity = Entity(id=entity_id(type_, name), type=type_, name=name, aliases=tuple(aliases))
+    return entity, (longs[0] if longs else None)
 
 
 def entity_id(type_: str, label: str) -> str:
