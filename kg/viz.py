@@ -166,6 +166,46 @@ def _edge_title(key: str, shared: list[str], count: int) -> str:
     return head
 
 
+def view_positions(H: nx.MultiDiGraph) -> dict:
+    """Positions of a view's nodes from the numpy layout (:mod:`kg.layout`). Venues
+    link to every paper: they stay out of the forces, each at its papers' centre."""
+    venues = [n for n, d in H.nodes(data=True) if d["type"] == "Venue"]
+    core = [n for n, d in H.nodes(data=True) if d["type"] != "Venue"]
+    index = {n: i for i, n in enumerate(core)}
+    pairs = np.fromiter((i for u, v in H.edges() if u in index and v in index for i in (index[u], index[v])),
+                        dtype=np.int64)
+    pos = layout_pairs(core, pairs.reshape(-1, 2), iterations=60 if len(core) <= 2000 else 35)
+    for v in venues:
+        pts = [pos[u] for u in H.predecessors(v) if u in pos] or [(0.0, 0.0)]
+        pos[v] = (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
+    return pos
+
+
+def edge_records(G: nx.MultiDiGraph, H: nx.MultiDiGraph, deg: dict, budget: int) -> tuple[list[dict], str]:
+    """vis-network's edge records of a view (pyvis's own format, appended as they are:
+    ``Network.add_edge`` checks node membership in a list, O(n) a call), and what a
+    ``budget`` of links left out ("" if nothing). Over the budget the heaviest links
+    stay, and among equals those of the least connected nodes (they would vanish)."""
+    edges = [(u, v, k, d) for u, v, k, d in H.edges(keys=True, data=True)]
+    n_edges = len(edges)
+    dropped = ""
+    if n_edges > budget:
+        # the key ends with (u, v, key), a total order: the input order does not matter
+        # (tuples compared in C: a key function a link cost 1.5 s over the 300k of a 100k view)
+        ranked = sorted([(-d.get("weight", 1), min(deg[u], deg[v]), u, v, k, d) for u, v, k, d in edges])
+        edges = sorted([e[2:] for e in ranked[:budget]])  # (u, v, key) are distinct: data never compared
+        dropped = f"Showing {budget:,} of {n_edges:,} links."
+    else:
+        edges.sort(key=lambda e: e[:3])
+    records = []
+    for u, v, key, d in edges:
+        width = round(1 + min(6, math.log2(1 + d.get("weight", 1))), 2)
+        records.append({"from": u, "to": v, "title": _edge_title(key, *member_names(G, d, first=12)),
+                        "color": EDGE_COLOR.get(key, "#bbbbbb"), "width": width, "arrows": "to" if key != "shares" else "",
+                        "kgrel": key})
+    return records, dropped
+
+
 def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = None, depth: int = 2,
                budget: int = NODE_BUDGET, title: str | None = None, edge_budget: int | None = None,
                cards: dict | None = None) -> Network:
@@ -196,18 +236,7 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     deg = degrees(H)
     net = Network(height="100%", width="100%", directed=True, cdn_resources="in_line")
     big = H.number_of_nodes() > PHYSICS_LIMIT
-    pos = {}
-    if big:
-        # Venues link to every paper: leave them out of the forces, put each at its papers' centre.
-        venues = [n for n, d in H.nodes(data=True) if d["type"] == "Venue"]
-        core = [n for n, d in H.nodes(data=True) if d["type"] != "Venue"]
-        index = {n: i for i, n in enumerate(core)}
-        pairs = np.fromiter((i for u, nbrs in H._succ.items() if u in index for v in nbrs if v in index
-                             for i in (index[u], index[v])), dtype=np.int64)
-        pos = layout_pairs(core, pairs.reshape(-1, 2), iterations=60 if len(core) <= 2000 else 35)
-        for v in venues:
-            pts = [pos[u] for u in H.predecessors(v) if u in pos] or [(0.0, 0.0)]
-            pos[v] = (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
+    pos = view_positions(H) if big else {}
     spread = 250 * max(1.0, H.number_of_nodes() ** 0.5)
     for n in sorted(H.nodes):
         d = H.nodes[n]
@@ -227,22 +256,10 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
         net.nodes.append(record)
         net.node_ids.append(n)
         net.node_map[n] = record
-    edges = [(u, v, k, d) for u, nbrs in H._succ.items() for v, keys in nbrs.items() for k, d in keys.items()]
-    n_edges = len(edges)
-    if n_edges > edge_budget:
-        # keep the heaviest links, and among equals those of the least connected nodes (they would vanish);
-        # the key ends with (u, v, key), a total order: the input order does not matter
-        # (as tuples compared in C: a key function a link cost 1.5 s over the 300k of a 100k view)
-        ranked = sorted([(-d.get("weight", 1), min(deg[u], deg[v]), u, v, k, d) for u, v, k, d in edges])
-        edges = sorted([e[2:] for e in ranked[:edge_budget]])  # (u, v, key) are distinct: data never compared
-        note = (note + " " if note else "") + f"Showing {edge_budget:,} of {n_edges:,} links."
-    else:
-        edges.sort(key=lambda e: e[:3])
-    for u, v, key, d in edges:
-        width = round(1 + min(6, math.log2(1 + d.get("weight", 1))), 2)
-        # appended as pyvis's own edge records: Network.add_edge checks node membership in a list (O(n) a call)
-        net.edges.append({"from": u, "to": v, "title": _edge_title(key, *member_names(G, d, first=12)), "color": EDGE_COLOR.get(key, "#bbbbbb"),
-                          "width": width, "arrows": "to" if key != "shares" else "", "kgrel": key})
+    records, dropped = edge_records(G, H, deg, edge_budget)
+    net.edges.extend(records)
+    if dropped:
+        note = (note + " " if note else "") + dropped
     net.set_options(json.dumps({
         "physics": {"enabled": not big, "stabilization": {"iterations": 250},
                     "barnesHut": {"gravitationalConstant": -6000, "springLength": 120}},
