@@ -33,11 +33,34 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     the abstract, separated by ``title_len`` characters): mentions in the title
     get ``source`` suffixed with ``@title`` and offsets into the title.
     """
-    picked: list[tuple[int, int, str, str, str, str]] = []  # start, end, text, type, role, source
     full = doc_text(doc)
     taken = Taken(len(full))
-    canon: dict[str, str] = {}  # key -> canonical name given by a lexicon or a task rule
     uf = UnionFind()
+    picked, canon = pick_spans(doc, taken, uf)
+    add_recurrences(doc, full, picked, taken)
+    picked.sort()
+    mention = _mention_maker(doc, full, offset, title_len)
+    entities = group_entities(picked, uf, canon, mention, proper_words(doc, title_len))
+
+    github: list[str] = []
+    gh_mentions = []
+    for s, e, url in doc._.kg_github or []:
+        if url not in github:
+            github.append(url)
+        gh_mentions.append(mention(s, e, full[s:e], "CodeRepository", "", "kg_github"))
+
+    all_mentions = sorted([m for ent in entities for m in ent.mentions] + gh_mentions,
+                          key=lambda m: (m.source.endswith("@title") is False, m.start, m.end))
+    return Extraction(doc=doc_id, entities=tuple(entities), github=tuple(github), mentions=tuple(all_mentions))
+
+
+def pick_spans(doc: Doc, taken: Taken, uf: UnionFind) -> tuple[list[tuple], dict[str, str]]:
+    """The spans of :data:`GROUPS` that overlap none picked before, as (start, end,
+    text, type, role, source), and the definitions' other side; ``uf`` joins the
+    compact keys of the spans naming one thing (a rule's canonical name, an acronym
+    and its expansion). Also {key: canonical name} of the rules' names."""
+    picked: list[tuple[int, int, str, str, str, str]] = []
+    canon: dict[str, str] = {}  # key -> canonical name given by a lexicon or a task rule
     for group, role in GROUPS:
         for span in doc.spans.get(group, []):
             s, e = span.start_char, span.end_char
@@ -66,8 +89,12 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
                     taken.add(span.start_char, span.end_char)
                     types[k] = type_
             uf.union(lk, sk)
+    return picked, canon
 
-    # Further occurrences of every picked surface form (exact, word-bounded).
+
+def add_recurrences(doc: Doc, full: str, picked: list[tuple], taken: Taken) -> None:
+    """Every further occurrence (exact, word-bounded) of a picked surface form, added to
+    ``picked`` with the form's type and role."""
     forms = sorted({p[2] for p in picked}, key=lambda t: (-len(t), t))
     folded = folded_text(doc)
     for form in forms:
@@ -79,11 +106,13 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
                 picked.append((start, end, full[start:end], src[3], src[4], "kg_recur"))
                 taken.add(start, end)
 
-    picked.sort()
+
+def _mention_maker(doc: Doc, full: str, offset: int, title_len: int):
+    """A function making the :class:`Mention` of a picked span, with its sentence (one
+    string a sentence, shared by its mentions) and offsets into the title or abstract."""
     sents = [(sent.start_char, sent.end_char) for sent in sentences(doc)]
     sent_starts = [s for s, _ in sents]
-
-    sent_texts = [full[s:e] for s, e in sents]  # one string a sentence, shared by its mentions
+    sent_texts = [full[s:e] for s, e in sents]
 
     def sentence_of(start: int) -> str:
         k = bisect.bisect_right(sent_starts, start) - 1
@@ -94,16 +123,20 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
         base = 0 if in_title else offset
         return Mention(text=text, type=type_, start=s - base, end=e - base, role=role,
                        source=source + ("@title" if in_title else ""), sentence=sentence_of(s))
+    return mention
 
+
+def group_entities(picked: list[tuple], uf: UnionFind, canon: dict[str, str], mention, proper: frozenset
+                   ) -> list[DocEntity]:
+    """The record's entities: the picked spans grouped by ``uf``, each group typed (a
+    method before a dataset before a task), a method proposed if one span says so,
+    named (:func:`_canonical`), its other spellings its aliases."""
     grouped: dict[str, list[tuple]] = {}
     for p in picked:
         grouped.setdefault(uf.find(compact_key(p[2])), []).append(p)
-
-    proper = proper_words(doc, title_len)
     entities = []
     for root, members in grouped.items():
         type_ = min((m[3] for m in members), key=lambda t: _TYPE_ORDER.get(t, 9))
-        members = [m for m in members]
         role = ""
         if type_ == "Method":
             role = "proposed" if any(m[4] == "proposed" for m in members) else "used"
@@ -117,17 +150,7 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
         mentions = tuple(mention(m[0], m[1], m[2], type_, role, m[5]) for m in members)
         entities.append(DocEntity(type=type_, name=name, aliases=aliases, role=role, mentions=mentions))
     entities.sort(key=lambda e: (_TYPE_ORDER.get(e.type, 9), e.mentions[0].start if e.mentions else 0))
-
-    github: list[str] = []
-    gh_mentions = []
-    for s, e, url in doc._.kg_github or []:
-        if url not in github:
-            github.append(url)
-        gh_mentions.append(mention(s, e, full[s:e], "CodeRepository", "", "kg_github"))
-
-    all_mentions = sorted([m for ent in entities for m in ent.mentions] + gh_mentions,
-                          key=lambda m: (m.source.endswith("@title") is False, m.start, m.end))
-    return Extraction(doc=doc_id, entities=tuple(entities), github=tuple(github), mentions=tuple(all_mentions))
+    return entities
 
 
 def task_case(name: str, proper: frozenset = frozenset()) -> str:
