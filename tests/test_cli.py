@@ -2,6 +2,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from kg.cli import main
 
 
@@ -41,6 +43,7 @@ def test_extract_writes_the_contract(tmp_path):
     assert any(m["name"] == "FSL-Net" for m in lines[1]["methods_proposed"])
 
 
+@pytest.mark.slow
 def test_stats_and_validate_commands(built, capsys):
     assert main(["stats", str(built)]) == 0
     assert json.loads(capsys.readouterr().out)["nodes"]["Paper"] == 68
@@ -48,6 +51,7 @@ def test_stats_and_validate_commands(built, capsys):
     assert main(["validate", str(built / "missing")]) == 2
 
 
+@pytest.mark.slow
 def test_build_can_skip_turtle_and_jsonld(tmp_path, built, capsys):
     out = tmp_path / "out"
     assert main(["build", "--rdf", "nt", "--no-cache", "-q", "--out", str(out)]) == 0
@@ -94,6 +98,7 @@ def test_build_freezes_what_its_stages_made_and_undoes_it_after(tmp_path):
     assert gc.get_freeze_count() == 0 and not _gc._FREEZE  # a caller that goes on gets its collector back
 
 
+@pytest.mark.slow
 def test_the_kg_program_leaves_a_build_to_the_os_and_a_caller_gets_it_freed(tmp_path, monkeypatch):
     """``kg build`` as a program (kg.cli.run, which ends with os._exit) keeps the graph
     from being freed object by object as the build returns; called from Python, nothing

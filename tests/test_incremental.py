@@ -75,6 +75,7 @@ def triples(folder: Path) -> list[str]:
     return sorted(str(q) for q in ox.Store.read_only(str(folder / "store")))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_incremental_build_equals_a_full_build(tmp_path, seed):
     rng = random.Random(seed)
@@ -191,6 +192,7 @@ def writer_of_graph_json(monkeypatch, tmp_path: Path) -> Path:
     return mark
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("by_child", [True, False])
 def test_graph_json_by_either_process_gives_the_files_of_a_full_build(tmp_path, monkeypatch, by_child):
     """In a rebuild, graph.json (and then the build state) is written by whichever of the
@@ -367,6 +369,7 @@ def test_a_mostly_new_input_loads_the_store_in_full(tmp_path):
     assert triples(out) == triples(tmp_path / "full")
 
 
+@pytest.mark.slow
 def test_a_staged_build_writes_the_same_files_and_a_failed_one_keeps_the_last(tmp_path):
     records = corpus(40, 7)
     build(records, tmp_path / "plain", reuse=False)
@@ -451,6 +454,7 @@ def test_the_store_delta_moves_only_the_lines_that_changed(tmp_path):
     assert added == [(new_ends[4], new_ends[5]), b'<a> <count> "4" .\n']  # unit b new; one line of a
 
 
+@pytest.mark.slow
 def test_a_rebuild_removes_from_the_store_only_the_triples_that_changed(tmp_path):
     # One paper more: the entities it names get a new kg:paperCount (and the odd new link or
     # alias); those triples leave the store, not the whole blocks of the changed entities.
@@ -476,6 +480,7 @@ def test_a_rebuild_removes_from_the_store_only_the_triples_that_changed(tmp_path
 
 @pytest.mark.parametrize("policy, expected", [("auto", [1, 0, 1, 0]), ("always", [0, 0, 0, 0]),
                                               ("never", [1, 2, 3, 4])])
+@pytest.mark.slow
 def test_an_updated_store_is_compacted_once_it_carries_enough_runs(tmp_path, monkeypatch, policy, expected):
     # Each rebuild below removes some triples and adds some: 2 table runs. With 4 runs allowed,
     # every second update compacts (auto); the count is the store's own, carried from build to

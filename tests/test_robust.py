@@ -64,6 +64,7 @@ def previous(tmp_path):
     return out, snapshot(out)
 
 
+@pytest.mark.slow
 def test_kill_9_during_a_30000_abstract_build_leaves_previous_outputs(tmp_path, previous):
     out, before = previous
     corpus = big_corpus(tmp_path / "big.jsonl", 30000)
@@ -73,6 +74,7 @@ def test_kill_9_during_a_30000_abstract_build_leaves_previous_outputs(tmp_path, 
     assert ox.Store.read_only(str(out / "store")).query("ASK { ?s ?p ?o }")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_kill_while_writing_outputs_leaves_previous_outputs(tmp_path, previous, sig):
     out, before = previous
@@ -88,6 +90,7 @@ def test_kill_while_writing_outputs_leaves_previous_outputs(tmp_path, previous, 
     assert ox.Store.read_only(str(out / "store")).query("ASK { ?s ?p ?o }")
 
 
+@pytest.mark.slow
 def test_a_second_build_into_a_folder_being_built_fails_at_once_and_spoils_nothing(tmp_path, previous):
     # Before the lock, the second build's recovery removed the first one's staging folder
     # (it took it for a killed build's leftovers), and the two raced to the swap.
@@ -207,6 +210,7 @@ def test_any_name_gives_a_valid_stable_iri_segment(text):
     ("5,000 nested parentheses", "We propose X " + "(" * 5000 + "Y" + ")" * 5000 + " here."),
     ("LaTeX", r"We propose \texttt{FooNet}$^{2}$ with $\mathbf{x}\in\mathbb{R}^d$, code at \url{https://github.com/a/b}. " * 200),
 ])
+@pytest.mark.slow
 def test_pathological_text_is_extracted_in_bounded_time(name, text):
     t = time.monotonic()
     (ex,) = list(extract_records([Record(doc="p", abstract=text, source="t", index=0)]))

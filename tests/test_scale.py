@@ -1,6 +1,8 @@
 """Parallel extraction and the extraction cache give the same results as a plain run."""
 import os
 
+import pytest
+
 from kg import extract
 from kg.extract import extract_records
 from kg.extract.cache import ExtractionCache, fingerprint, text_key
@@ -14,6 +16,7 @@ def corpus(n: int):
             for i in range(n)]
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_same_extractions(monkeypatch):
     monkeypatch.setattr(extract, "SECOND_PASS_POOL_MIN", 200)  # the corpus-name pass in the workers too
     recs = corpus(260)
@@ -22,6 +25,7 @@ def test_two_workers_give_the_same_extractions(monkeypatch):
     assert one == two
 
 
+@pytest.mark.slow
 def test_cache_hits_give_the_same_extractions(tmp_path):
     recs = corpus(120)
     plain = list(extract_records(recs))
@@ -70,6 +74,7 @@ def _using(i: int, names: str) -> Record:
                   source="t", index=2000 + i)
 
 
+@pytest.mark.slow
 def test_corpus_name_pass_reuses_stored_results_that_still_hold(tmp_path):
     """Names defined by added or dropped papers reach (or leave) exactly the texts they
     should: with a cache, each corpus gets what a run without one gives."""
@@ -89,6 +94,7 @@ def test_corpus_name_pass_reuses_stored_results_that_still_hold(tmp_path):
     cache.close()
 
 
+@pytest.mark.slow
 def test_corpus_name_pass_with_a_cache_in_two_workers(tmp_path, monkeypatch):
     monkeypatch.setattr(extract, "SECOND_PASS_POOL_MIN", 200)
     cache = ExtractionCache(tmp_path)
@@ -102,6 +108,7 @@ def test_corpus_name_pass_with_a_cache_in_two_workers(tmp_path, monkeypatch):
     cache.close()
 
 
+@pytest.mark.slow
 def test_one_worker_fewer_while_cached_results_are_decoded(tmp_path, monkeypatch):
     """When the build process's decoding of cached results outlasts one worker's spaCy pass,
     one process fewer is forked (the decoding keeps a core busy): the same results."""
@@ -165,8 +172,6 @@ def test_cache_key_depends_on_text_title_and_pipeline():
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 
-import pytest  # noqa: E402
-
 from kg.cluster import ClusterError, dask_client  # noqa: E402
 
 
@@ -177,6 +182,7 @@ def local_dask():
         yield client
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_extractions(local_dask):
     recs = corpus(150)
     assert len(local_dask.scheduler_info()["workers"]) == 2
@@ -184,6 +190,7 @@ def test_dask_local_cluster_gives_the_same_extractions(local_dask):
     assert list(extract_records(recs, dask=local_dask)) == list(extract_records(recs))
 
 
+@pytest.mark.slow
 def test_kg_build_on_dask_writes_the_same_rdf(tmp_path, built):
     pytest.importorskip("distributed")
     out = tmp_path / "out"
@@ -209,6 +216,7 @@ def _in_child(first):
     return _Forked(lambda send: first.run_in_child()).next()
 
 
+@pytest.mark.slow
 def test_corpus_name_pass_in_a_forked_child_gives_what_it_gives_here(tmp_path):
     """``kg build`` runs the corpus-name pass in a forked child while it loads the kept
     state; the additions it sends back give this process the very extractions and
@@ -259,6 +267,7 @@ def test_corpus_name_pass_of_the_json_lines_child(tmp_path, monkeypatch):
         cache.close()
 
 
+@pytest.mark.slow
 def test_a_build_of_cached_texts_does_not_import_spacy(tmp_path):
     """spaCy is imported where a text goes through the pipeline: a build whose texts are all
     cached never imports it (about 1.5 s of every rebuild)."""

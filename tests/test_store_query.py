@@ -57,6 +57,7 @@ def test_csv_output_has_header(built, capsys):
     assert table[0] == ["p", "l"] and len(table) == 69
 
 
+@pytest.mark.slow
 def test_store_loader_builds_the_store_while_lines_arrive(built, tmp_path):
     import pyoxigraph as ox
 

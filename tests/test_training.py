@@ -105,6 +105,7 @@ def test_cross_validation_predicts_every_record_once(tiny):
     assert sorted(doc for _, doc in preds) == sorted(d.gold.doc for d in data)
 
 
+@pytest.mark.slow
 def test_the_shipped_model_loads_and_runs_without_network(monkeypatch):
     def refuse(*args, **kwargs):
         raise OSError("no network in this test")

@@ -1,3 +1,4 @@
+import pytest
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, SKOS
 
@@ -6,11 +7,13 @@ from kg.namespace import KG
 from kg.validate import validate_graph, validate_path
 
 
+@pytest.mark.slow
 def test_sample_graph_conforms(built):
     report = validate_path(built)
     assert report.conforms, report.text
 
 
+@pytest.mark.slow
 def test_violations_are_caught(built, tmp_path, capsys):
     g = Graph().parse(built / "graph.nt", format="nt")
     method = next(g.subjects(RDF.type, KG.Method))
@@ -32,6 +35,7 @@ def test_violations_are_caught(built, tmp_path, capsys):
     assert "violation" in out.err and "prefLabel" in out.out
 
 
+@pytest.mark.slow
 def test_precomputed_counts_are_checked_against_the_graph(built):
     from rdflib.namespace import XSD
 
@@ -45,6 +49,7 @@ def test_precomputed_counts_are_checked_against_the_graph(built):
     assert "kg:paperCount differs" in report.text or "paperCount differs" in report.text
 
 
+@pytest.mark.slow
 def test_method_usages_are_checked_against_the_graph(built):
     from rdflib.namespace import XSD
 

@@ -203,6 +203,7 @@ def test_ego_view_is_centred_on_the_focus(sample_kg):
                                          sample_kg.nx.has_edge("method/tarot", i) or i == "method/tarot" for i in ids)
 
 
+@pytest.mark.slow
 def test_views_over_budget_do_not_depend_on_the_hash_seed(tmp_path):
     # Over the budget a view keeps a part of the graph, and big views are laid out in
     # numpy (here from 20 nodes on): node order must not come from iterating a set of strings.
