@@ -22,8 +22,9 @@ def test_ci_runs_exactly_the_readme_test_command():
 
 
 def readme_query_examples() -> list[tuple[list[str], str]]:
-    """(argv, printed output) of every `$ kg query ...` example in the README."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """(argv, printed output) of every `$ kg query ...` example in the README and in
+    docs/queries.md."""
+    text = "".join((ROOT / f).read_text(encoding="utf-8") for f in ("README.md", "docs/queries.md"))
     out = []
     for block in re.findall(r"```\n(\$ kg query .+?)```", text, re.S):
         first, _, printed = block.partition("\n")
