@@ -148,6 +148,47 @@ def store_updates(store_dir: str | Path) -> dict:
         return {"updates": 0, "runs": 0}
 
 
+def nt_batches(path, items, chunk_bytes: int, stopped):
+    """The bytes of ``items`` of the N-Triples file ``path`` (each a byte range
+    ``(start, end)`` or ``bytes`` of whole lines) in batches of about ``chunk_bytes``,
+    whole lines each: each ``bulk_load`` call writes and ingests table files of its
+    own, so thousands of small calls (one a changed entity) cost a minute where one
+    costs a second. Stops early once ``stopped()``."""
+    batch, size = [], 0
+    for data in nt_pieces(path, items, chunk_bytes, stopped):
+        batch.append(data)
+        size += len(data)
+        if size >= chunk_bytes:
+            yield b"".join(batch)
+            batch, size = [], 0
+    if batch:
+        yield b"".join(batch)
+
+
+def nt_pieces(path, items, chunk_bytes: int, stopped):
+    """The bytes of ``items`` (see :func:`nt_batches`), at most about ``chunk_bytes``
+    at a time, cut at line ends."""
+    with open(path, "rb") as f:
+        for item in items:
+            if isinstance(item, bytes):  # whole lines already
+                yield item
+                continue
+            start, end = item
+            while start < end and not stopped():
+                size = min(chunk_bytes, end - start)
+                while True:
+                    data = os.pread(f.fileno(), size, start)
+                    if len(data) < size:
+                        raise OSError(f"{path}: shorter than the build state says")
+                    if start + size == end or b"\n" in data:
+                        break
+                    size = min(2 * size, end - start)  # one line longer than a chunk
+                if start + size < end:
+                    data = data[:data.rfind(b"\n") + 1]  # whole lines
+                start += len(data)
+                yield data
+
+
 class StoreUpdater:
     """Builds the store of a new build in ``new_dir`` from the last build's store in
     ``old_dir``: a checkpoint of it (RocksDB hard-links the immutable table files,
@@ -177,81 +218,51 @@ class StoreUpdater:
         self.updates = store_updates(old_dir)  # since the last compaction, this update's included once done
         self.added_bytes = sum(len(i) if isinstance(i, bytes) else i[1] - i[0] for i in added)
 
-        def chunks(path, ranges):
-            """The ranges' bytes in batches of about ``chunk_bytes`` (whole lines): each
-            ``bulk_load`` call writes and ingests table files of its own, so thousands of
-            small calls (one a changed entity) cost a minute where one costs a second."""
-            batch, size = [], 0
-            for data in pieces(path, ranges):
-                batch.append(data)
-                size += len(data)
-                if size >= chunk_bytes:
-                    yield b"".join(batch)
-                    batch, size = [], 0
-            if batch:
-                yield b"".join(batch)
-
-        def pieces(path, items):
-            with open(path, "rb") as f:
-                for item in items:
-                    if isinstance(item, bytes):  # whole lines already
-                        yield item
-                        continue
-                    start, end = item
-                    while start < end and not self._stop:
-                        size = min(chunk_bytes, end - start)
-                        while True:
-                            data = os.pread(f.fileno(), size, start)
-                            if len(data) < size:
-                                raise OSError(f"{path}: shorter than the build state says")
-                            if start + size == end or b"\n" in data:
-                                break
-                            size = min(2 * size, end - start)  # one line longer than a chunk
-                        if start + size < end:
-                            data = data[:data.rfind(b"\n") + 1]  # whole lines
-                        start += len(data)
-                        yield data
-
-        def run():
-            t = time.perf_counter()
-            try:
-                ox.Store.read_only(str(old_dir)).backup(str(new_dir))
-                store = ox.Store(str(new_dir))
-                self.phases["checkpoint"] = time.perf_counter() - t
-                runs = 0
-                for data in chunks(old_nt, removed):
-                    runs = 1  # the deletions, flushed as one run
-                    self.removed_triples += data.count(b"\n")
-                    try:  # in Oxigraph, without the GIL: N-Triples lines are SPARQL triples
-                        store.update("DELETE DATA {\n" + data.decode("utf-8") + "}")
-                    except SyntaxError:  # pragma: no cover - one quad at a time, holding the GIL
-                        for quad in ox.parse(data, format=ox.RdfFormat.N_TRIPLES):
-                            store.remove(quad)
-                self.phases["remove"] = time.perf_counter() - t - sum(self.phases.values())
-                for data in chunks(new_nt, added):
-                    store.bulk_load(data, format=ox.RdfFormat.N_TRIPLES)
-                    runs += 1
-                self.phases["add"] = time.perf_counter() - t - sum(self.phases.values())
-                if not self._stop:
-                    store.flush()
-                self.phases["flush"] = time.perf_counter() - t - sum(self.phases.values())
-                updates = {"updates": self.updates["updates"] + 1, "runs": self.updates["runs"] + runs}
-                if not self._stop and compact_after is not None and updates["runs"] >= compact_after:
-                    store.optimize()
-                    self.compacted = True
-                    updates = {"updates": 0, "runs": 0}
-                    self.phases["compact"] = time.perf_counter() - t - sum(self.phases.values())
-                self.updates = updates
-                if not self._stop:
-                    (Path(new_dir) / UPDATES_FILE).write_text(json.dumps(updates, sort_keys=True) + "\n",
-                                                              encoding="utf-8")
-            except BaseException as exc:  # re-raised by close()
-                self._error = exc
-            finally:
-                self.seconds = time.perf_counter() - t
-
-        self._thread = threading.Thread(target=run, name="kg-store-updater", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="kg-store-updater", daemon=True,
+                                        args=(old_dir, new_dir, old_nt, removed, new_nt, added, chunk_bytes,
+                                              compact_after))
         self._thread.start()
+
+    def _run(self, old_dir, new_dir, old_nt, removed, new_nt, added, chunk_bytes, compact_after) -> None:
+        t = time.perf_counter()
+        try:
+            ox.Store.read_only(str(old_dir)).backup(str(new_dir))
+            store = ox.Store(str(new_dir))
+            self.phases["checkpoint"] = time.perf_counter() - t
+            runs = 0
+            for data in nt_batches(old_nt, removed, chunk_bytes, self._stopped):
+                runs = 1  # the deletions, flushed as one run
+                self.removed_triples += data.count(b"\n")
+                try:  # in Oxigraph, without the GIL: N-Triples lines are SPARQL triples
+                    store.update("DELETE DATA {\n" + data.decode("utf-8") + "}")
+                except SyntaxError:  # pragma: no cover - one quad at a time, holding the GIL
+                    for quad in ox.parse(data, format=ox.RdfFormat.N_TRIPLES):
+                        store.remove(quad)
+            self.phases["remove"] = time.perf_counter() - t - sum(self.phases.values())
+            for data in nt_batches(new_nt, added, chunk_bytes, self._stopped):
+                store.bulk_load(data, format=ox.RdfFormat.N_TRIPLES)
+                runs += 1
+            self.phases["add"] = time.perf_counter() - t - sum(self.phases.values())
+            if not self._stop:
+                store.flush()
+            self.phases["flush"] = time.perf_counter() - t - sum(self.phases.values())
+            updates = {"updates": self.updates["updates"] + 1, "runs": self.updates["runs"] + runs}
+            if not self._stop and compact_after is not None and updates["runs"] >= compact_after:
+                store.optimize()
+                self.compacted = True
+                updates = {"updates": 0, "runs": 0}
+                self.phases["compact"] = time.perf_counter() - t - sum(self.phases.values())
+            self.updates = updates
+            if not self._stop:
+                (Path(new_dir) / UPDATES_FILE).write_text(json.dumps(updates, sort_keys=True) + "\n",
+                                                          encoding="utf-8")
+        except BaseException as exc:  # re-raised by close()
+            self._error = exc
+        finally:
+            self.seconds = time.perf_counter() - t
+
+    def _stopped(self) -> bool:
+        return self._stop
 
     def close(self) -> None:
         while self._thread.is_alive():
