@@ -34,8 +34,22 @@ from .shapes import BROAD_FIELDS
 from .termstats import TermStats
 from .tokens import doc_text, token_texts
 
-#: A formula is never part of a name ("§", "L^1", "d>1", "n=2", "ell_1"), nor a web address.
-_FORMULA = re.compile(r"[§\\^<>|{}$]|://|^www\.|=|_[A-Za-z0-9]\b")
+#: A formula is never part of a name ("§", "L^1", "d>1").
+_FORMULA = re.compile(r"[§\\^<>|{}$]")
+#: Nor an equation, a subscript or a web address ("n=2", "ell_1", "https://...").
+_NOT_A_NAME = re.compile(r"=|_[A-Za-z0-9]\b|://|^www\.")
+
+
+def nameable(text: str) -> bool:
+    """Whether a kept candidate may be a name at all: no equation, subscript or web
+    address in it, and its brackets close ("O(1/" and "TD(λ" may not). Checked when
+    a record is extracted; the training examples include such spans (as no name), so
+    that the shipped model is what ``scripts/train.py`` makes from the same data.
+
+    >>> [nameable(t) for t in ["TD(λ)", "TD(λ", "n_2", "CNN/DailyMail", "https://a.org/x"]]
+    [True, False, False, True, False]
+    """
+    return balanced(text) and not _NOT_A_NAME.search(text)
 
 
 def balanced(text: str) -> bool:
@@ -170,13 +184,12 @@ def kept_candidates(spans, texts, ctx, lexicon: Lexicon) -> list[int]:
     symbol, a lower-case run of two to four words; a lower-case single word or run of
     five or more only when the annotated records or the gazetteers know it (others are
     names one time in two hundred, and a third of all candidates). Never a span with a
-    formula, an equals sign or a web address in it, with brackets that do not close, or
-    a broad field (:data:`BROAD_FIELDS`)."""
+    formula in it or a broad field (:data:`BROAD_FIELDS`)."""
     keep = []
     shapes, rule_spans = ctx.shapes, ctx.rule_spans
     for k, ((i, j), t) in enumerate(zip(spans, texts)):
         n = j - i
-        if _FORMULA.search(t) or not balanced(t) or compact_key(t) in BROAD_FIELDS:
+        if _FORMULA.search(t) or compact_key(t) in BROAD_FIELDS:
             continue
         if (n == 1 or n >= 5) and (i, j) not in rule_spans and all(x == "x" for x in shapes[i:j]) \
                 and not lexicon.known(compact_key(t)) and not lookup(t):
@@ -231,7 +244,7 @@ class SpanClassifier(MatchComponent):
         if self.model is None:
             self.from_disk(default_model_path())
         spans, texts, ctx = doc_candidates(doc, self.word_classes, self.terms)
-        keep = kept_candidates(spans, texts, ctx, self.lexicon)
+        keep = [k for k in kept_candidates(spans, texts, ctx, self.lexicon) if nameable(texts[k])]
         spans, texts = [spans[k] for k in keep], [texts[k] for k in keep]
         # a bounded number of feature lists alive at once, however long the record
         probs = [self.model.predict(span_rows(spans[a:a + _CHUNK], texts[a:a + _CHUNK], ctx, self.lexicon))
