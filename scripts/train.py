@@ -3,7 +3,7 @@
 cross-validated scores.
 
     python scripts/train.py [--shared ../shared] [--folds 5] [--epochs 18] [--hidden 32]
-                            [--corpus-features DIR] [--no-save] [--dump DIR]
+                            [--corpus-features DIR] [--no-save] [--dump DIR] [--fold-models DIR]
 
 Steps: word classes and phrase statistics from the unlabelled corpus (``data/corpus``;
 ``--corpus-features`` keeps them in a folder for the next run), the annotated records
@@ -121,6 +121,9 @@ def main() -> int:
                     help="read the corpus's word classes and phrase statistics from DIR if there, else write them there")
     ap.add_argument("--no-save", action="store_true", help="cross-validate only")
     ap.add_argument("--dump", type=Path, help="write the cross-validated predictions here")
+    ap.add_argument("--fold-models", type=Path, metavar="DIR",
+                    help="keep each fold's model in DIR and read it from there when present (then only the "
+                         "code after the classifier is cross-validated: same features, data and settings only)")
     args = ap.parse_args()
     t0 = time.time()
     nlp = make_nlp()
@@ -135,10 +138,11 @@ def main() -> int:
           f"{candidate_recall(data):.3f} ({time.time() - t0:.0f} s)", flush=True)
     if args.folds:
         def progress(k, n, f):
-            print(f"fold {k}: {n} examples, {f} features ({time.time() - t0:.0f} s)", flush=True)
+            what = f"{n} examples" if n else f"model read from {args.fold_models}"
+            print(f"fold {k}: {what}, {f} features ({time.time() - t0:.0f} s)", flush=True)
 
         preds = cross_validate(classifier, data, args.folds, args.epochs, seed=args.seed, hidden=args.hidden,
-                               progress=progress)
+                               progress=progress, models=args.fold_models)
         print(f"\n{args.folds}-fold cross-validation (each record scored by a model that never saw it):")
         report(args.shared, preds, args.dump)
     if not args.no_save:

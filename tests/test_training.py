@@ -105,6 +105,22 @@ def test_cross_validation_predicts_every_record_once(tiny):
     assert sorted(doc for _, doc in preds) == sorted(d.gold.doc for d in data)
 
 
+def test_cross_validation_reads_the_fold_models_it_kept(tiny, tmp_path):
+    import numpy as np
+
+    nlp, data = tiny
+    clf = make_nlp().get_pipe("kg_span_classifier")
+    first = cross_validate(clf, data, folds=2, epochs=2, models=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0", "1"]
+    assert cross_validate(clf, data, folds=2, epochs=2, models=tmp_path) == first
+    # a fold model changed on disk changes that fold's predictions: it is read, not trained again
+    np.save(tmp_path / "0" / "weights.npy", np.zeros_like(np.load(tmp_path / "0" / "weights.npy")))
+    for name in ("hidden", "output"):
+        if (tmp_path / "0" / f"{name}.npy").exists():
+            np.save(tmp_path / "0" / f"{name}.npy", np.zeros_like(np.load(tmp_path / "0" / f"{name}.npy")))
+    assert cross_validate(clf, data, folds=2, epochs=2, models=tmp_path) != first
+
+
 @pytest.mark.slow
 def test_the_shipped_model_loads_and_runs_without_network(monkeypatch):
     def refuse(*args, **kwargs):

@@ -197,14 +197,27 @@ def fold_of(abstract: str, k: int) -> int:
 
 
 def cross_validate(classifier, data: list[Parsed], folds: int = 5, epochs: int = EPOCHS, seed: int = 0,
-                   progress=None, hidden: int = HIDDEN) -> dict:
+                   progress=None, hidden: int = HIDDEN, models: Path | None = None) -> dict:
     """{(set, doc): extraction JSON} of every record, each predicted by a model trained
-    on the other folds; the records of one set in one fold are scored together."""
+    on the other folds; the records of one set in one fold are scored together.
+
+    With ``models``, each fold's model is saved in ``models/<fold>`` and, where one is
+    already there, read instead of trained: a change after the classifier (grouping
+    names, resolution) is then cross-validated in minutes. Only valid while the
+    features, the training data and the settings are those the models were made with."""
     preds = {}
     for k in range(folds):
         train = [d for d in data if fold_of(d.rec.abstract, folds) != k]
         test = [d for d in data if fold_of(d.rec.abstract, folds) == k]
-        classifier.model, classifier.lexicon, n = train_model(train, epochs, seed, hidden)
+        saved = models / str(k) if models is not None else None
+        if saved is not None and (saved / "config.json").is_file():
+            classifier.from_disk(saved)
+            n = 0
+        else:
+            classifier.model, classifier.lexicon, n = train_model(train, epochs, seed, hidden)
+            if saved is not None:
+                saved.mkdir(parents=True, exist_ok=True)
+                classifier.to_disk(saved)
         for name in sorted({d.set for d in test}):
             part = [d for d in test if d.set == name]
             for d, ex in zip(part, predict(classifier, part)):
