@@ -35,3 +35,16 @@ def test_from_records_and_html(tmp_path):
     assert "<table>" in kg._repr_html_()
     with pytest.raises(KeyError):
         kg.to_html(tmp_path / "w.html", focus="unknown thing")
+
+
+@pytest.mark.slow
+def test_kg_build_and_the_api_write_the_same_files(tmp_path):
+    """The command line and KnowledgeGraph.build().save() give byte-identical outputs."""
+    from kg.cli import main
+
+    cli, api = tmp_path / "cli", tmp_path / "api"
+    assert main(["build", "--out", str(cli), "--no-cache", "--quiet"]) == 0
+    KnowledgeGraph.build().save(api)
+    files = sorted(p.relative_to(cli) for p in cli.rglob("*") if p.is_file() and "store" not in p.parts)
+    assert files and files == sorted(p.relative_to(api) for p in api.rglob("*") if p.is_file() and "store" not in p.parts)
+    assert all((cli / f).read_bytes() == (api / f).read_bytes() for f in files)
