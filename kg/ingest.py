@@ -458,7 +458,39 @@ def read_records(sources: Iterable[str | Path | dict], skip_invalid: bool = Fals
             n_dicts += 1
         else:
             out.extend(read_file(src, skip_invalid=skip_invalid, report=report))
-    return _dedupe_ids(out, report)
+    return _dedupe_ids(_capped(out, report), report)
+
+
+#: The longest abstract read, in characters (a whole paper is some 50,000): a longer
+#: text is cut at a word boundary before this, with a warning naming the record.
+MAX_ABSTRACT = 100_000
+
+
+def cut_text(text: str, cap: int = MAX_ABSTRACT) -> str:
+    """``text`` cut before ``cap`` characters, at the last space if there is one in
+    its last tenth (or last 20 characters).
+
+    >>> cut_text("one two three", 9), cut_text("abcdefghijkl", 5), cut_text("short", 9)
+    ('one two', 'abcde', 'short')
+    """
+    if len(text) <= cap:
+        return text
+    space = text.rfind(" ", max(0, cap - max(cap // 10, 20)), cap + 1)
+    return text[:space if space > 0 else cap].rstrip()
+
+
+def _capped(records: list[Record], report=None) -> list[Record]:
+    import dataclasses
+
+    out = []
+    for r in records:
+        if len(r.abstract) > MAX_ABSTRACT:
+            if report:
+                report(f"{r.source}:{r.line}: the abstract of {r.doc!r} has {len(r.abstract):,} characters; "
+                       f"only the first {MAX_ABSTRACT:,} are read")
+            r = dataclasses.replace(r, abstract=cut_text(r.abstract))
+        out.append(r)
+    return out
 
 
 def _dedupe_ids(records: list[Record], report=None) -> list[Record]:

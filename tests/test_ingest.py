@@ -176,3 +176,17 @@ def test_pmlr_page_and_bibtex(tmp_path):
     (b,) = read_file(bib)
     assert (b.doc, b.title, b.abstract, b.venue, b.year, b.line) == (
         "doe2025", "QuillNet: Fast Deblurring", "We propose QuillNet for image deblurring.", "ICLR 2025", 2025, 2)
+
+
+def test_an_overlong_abstract_is_cut_with_a_warning_naming_the_record(tmp_path):
+    from kg.ingest import MAX_ABSTRACT
+
+    path = tmp_path / "big.jsonl"
+    long = "word " * (MAX_ABSTRACT // 4)
+    path.write_text(json.dumps({"id": "huge", "abstract": long}) + "\n" +
+                    json.dumps({"id": "ok", "abstract": "We study image classification."}) + "\n", encoding="utf-8")
+    said = []
+    big, small = read_records([path], report=said.append)
+    assert len(big.abstract) <= MAX_ABSTRACT and long.startswith(big.abstract) and big.abstract.endswith("word")
+    assert small.abstract == "We study image classification."
+    assert len(said) == 1 and "big.jsonl:1" in said[0] and "'huge'" in said[0]
