@@ -75,12 +75,31 @@ def cmd_build(args) -> int:
         gc.unfreeze()
 
 
+def _load_kept_state(cache, out) -> tuple:
+    """(the kept state of the last build into ``out`` or None, where this build's state
+    goes or None, the log line saying which)."""
+    from .extract.cache import default_cache_dir
+    from .kept import load_kept, signing_key, state_path
+
+    t = time.perf_counter()
+    previous, kept_path = None, state_path(cache.folder, out)
+    try:
+        signing_key(default_cache_dir())  # made now if need be: a build that cannot sign keeps nothing
+        previous, why = load_kept(kept_path, default_cache_dir())
+    except OSError as exc:
+        kept_path, why = None, f"no signing key in {default_cache_dir()}: {exc.strerror}"
+    took = time.perf_counter() - t
+    line = (f"kept     none ({why})  {took:.2f}s" if previous is None
+            else f"kept     {len(previous.papers):,} papers' state loaded  {took:.2f}s")
+    return previous, kept_path, line
+
+
 def _build(args) -> int:
     from .algorithms import edge_count
     from .outputs import Staging, rdf_formats, write_outputs
     from .extract import extract_first
     from .ingest import read_records
-    from .kept import load_kept, resolve_graph, save_kept, signing_key, state_path
+    from .kept import resolve_graph, save_kept
     t0 = time.perf_counter()
     formats = rdf_formats(args.rdf.split(","))  # a typo fails now, not after extraction
     sources = _inputs(args.inputs)
@@ -121,21 +140,11 @@ def _build(args) -> int:
             staging.start(None, records, corpus=first)
         else:
             staging.start(extractions, records)
-        t_kept = time.perf_counter()
-        previous, kept_path, keep, kept_line = None, None, None, None
-        if cache is not None:  # the last build's graph, from which unchanged papers are taken (kg.kept)
-            # Loaded after the JSON Lines child is forked: loaded before, its pages would be shared
-            # with the child, and the resolution, which writes to them, would copy each first
-            # (100k + 1%: load and resolution 10.8-11.2 s so, 8.9-9.6 s after the fork)
-            kept_path = state_path(cache.folder, args.out)
-            try:
-                signing_key(default_cache_dir())  # made now if need be: a build that cannot sign keeps nothing
-                previous, why = load_kept(kept_path, default_cache_dir())
-            except OSError as exc:
-                kept_path, why = None, f"no signing key in {default_cache_dir()}: {exc.strerror}"
-            took = time.perf_counter() - t_kept
-            kept_line = (f"kept     none ({why})  {took:.2f}s" if previous is None
-                         else f"kept     {len(previous.papers):,} papers' state loaded  {took:.2f}s")
+        keep = None
+        # the last build's graph, from which unchanged papers are taken (kg.kept); loaded after the
+        # JSON Lines child is forked: loaded before, its pages would be shared with the child, and
+        # the resolution, which writes to them, would copy each first
+        previous, kept_path, kept_line = _load_kept_state(cache, args.out) if cache is not None else (None, None, None)
         if extractions is None:  # the corpus-name pass's additions, from the child
             t_wait = time.perf_counter()
             extractions = first.apply(staging.additions())
