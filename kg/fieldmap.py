@@ -256,28 +256,31 @@ def generate_map(G: nx.MultiDiGraph, max_concepts: int = MAX_CONCEPTS, opening: 
 
     papers = sorted({p for e in nodes for p in papers_of[e]})
     paper_index = {p: k for k, p in enumerate(papers)}
-    series = sorted({venue_series(G.nodes[p].get("venue") or "") for p in papers})
+    series_of = {p: venue_series(G.nodes[p].get("venue") or "") for p in papers}
+    series = sorted(set(series_of.values()))
     series_index = {s: k for k, s in enumerate(series)}
     years = sorted({G.nodes[p]["year"] for p in papers if isinstance(G.nodes[p].get("year"), int)})
     year0 = years[0] if years else 0
     when = {}
     for p in papers:
-        d = G.nodes[p]
-        y = d.get("year")
-        when[p] = (series_index[venue_series(d.get("venue") or "")], (y - year0) if isinstance(y, int) else -1)
+        y = G.nodes[p].get("year")
+        when[p] = (series_index[series_of[p]], (y - year0) if isinstance(y, int) else -1)
 
-    named = [c for c in range(max(cluster, default=-1) + 1)
-             if sum(1 for k in range(len(nodes)) if cluster[k] == c) >= MIN_CLUSTER][:len(PALETTE)]
+    members: dict[int, list[int]] = defaultdict(list)  # cluster -> its nodes, by papers, largest first
+    for k, c in enumerate(cluster):
+        members[c].append(k)
+    named = [c for c in range(max(cluster, default=-1) + 1) if len(members[c]) >= MIN_CLUSTER][:len(PALETTE)]
     color = {c: PALETTE[a] for a, c in enumerate(named)}
     clusters = []
     for c in named:
-        lead = []  # the three largest, one of each label (nodes are by papers, largest first)
-        for k in range(len(nodes)):
+        lead: list[str] = []  # the three largest, one of each label
+        for k in members[c]:
             label = G.nodes[nodes[k]].get("label", nodes[k])
-            if cluster[k] == c and label not in lead and len(lead) < 3:
+            if label not in lead:
                 lead.append(label)
-        clusters.append({"id": c, "color": color[c], "name": " · ".join(lead),
-                         "concepts": sum(1 for k in range(len(nodes)) if cluster[k] == c)})
+            if len(lead) == 3:
+                break
+        clusters.append({"id": c, "color": color[c], "name": " · ".join(lead), "concepts": len(members[c])})
     out_nodes = []
     for k, e in enumerate(nodes):
         d = G.nodes[e]
@@ -301,6 +304,11 @@ def generate_map(G: nx.MultiDiGraph, max_concepts: int = MAX_CONCEPTS, opening: 
                    for p in papers],
         "total": len(papers_of),
     }
+
+
+def opening_size(data: dict) -> int:
+    """How many concepts the map's opening view draws (those laid out)."""
+    return sum(1 for n in data["nodes"] if "x" in n)
 
 
 def trend_series(data: dict, n: int = 10) -> list[tuple[str, list]]:

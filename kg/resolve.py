@@ -72,6 +72,7 @@ def _cluster_key(form: str) -> str:
     return compact_key(_without_tail(form))
 
 
+@lru_cache(maxsize=1 << 18)
 def _head_words(form: str) -> tuple[str, ...]:
     words = norm_words(form)
     return tuple(w for w in words if w not in GENERIC_TAIL) or tuple(words)

@@ -360,12 +360,12 @@ def series_controls(data: dict, limit: int = SERIES_CONTROLS) -> list[tuple[str,
 
 def render_map(G: nx.MultiDiGraph, title: str | None = None, data: dict | None = None) -> str:
     """The field map of ``G`` (:mod:`kg.fieldmap`) as one self-contained page."""
-    from .fieldmap import CONCEPTS, generate_map, trend_svg
+    from .fieldmap import CONCEPTS, generate_map, opening_size, trend_svg
 
     data = data if data is not None else generate_map(G)
     env = Environment(loader=FileSystemLoader(str(Path(__file__).parent / "templates")),
                       autoescape=select_autoescape(["html"]))
-    shown = sum(1 for n in data["nodes"] if "x" in n)
+    shown = opening_size(data)
     note = (f"The {shown:,} concepts with the most papers, of {data['total']:,}; search or expand a concept "
             f"to draw more.") if data["total"] > shown else f"All {shown:,} concepts."
     return env.get_template("map.html").render(
@@ -388,10 +388,10 @@ def page_html(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = No
     map of the field (:func:`render_map`); a ``focus`` gives the ego view around it;
     the other views are drawn by :func:`build_view`."""
     if focus is None and view == "overview":
-        from .fieldmap import generate_map
+        from .fieldmap import generate_map, opening_size
 
         data = generate_map(G)
-        shown = sum(1 for n in data["nodes"] if "x" in n)
+        shown = opening_size(data)
         note = f"the {shown:,} concepts with the most papers, of {data['total']:,}" if data["total"] > shown else ""
         return render_map(G, title, data), shown, note
     net = build_view(G, view=view, focus=focus, depth=depth, title=title, cards=cards)

@@ -8,7 +8,7 @@ import pytest
 from kg.fieldmap import OPENING, PALETTE, generate_map, trend_series
 from kg.viz import render_map, series_controls
 
-from .test_viz import browser, non_local, open_page  # noqa: F401  (the Chromium fixture)
+from .conftest import non_local, open_page
 
 
 def topical_graph(papers: int = 3000, topics: int = 14, seed: int = 3) -> nx.MultiDiGraph:
@@ -108,7 +108,7 @@ IN_VIEW = """() => {  // the share of the concepts drawn inside the canvas that 
     return labelled / inView; }"""
 
 
-def test_map_opens_readable_in_chromium(corpus_map, browser):  # noqa: F811
+def test_map_opens_readable_in_chromium(corpus_map, browser):
     _, data, path = corpus_map
     page, log = open_page(browser, path.as_uri())
     try:
@@ -140,7 +140,7 @@ def test_map_opens_readable_in_chromium(corpus_map, browser):  # noqa: F811
         page.close()
 
 
-def test_map_card_pages_the_papers_and_expands_a_concept(corpus_map, browser):  # noqa: F811
+def test_map_card_pages_the_papers_and_expands_a_concept(corpus_map, browser):
     _, data, path = corpus_map
     page, log = open_page(browser, path.as_uri())
     try:

@@ -20,7 +20,7 @@ import numpy
 
 CLASSES = ("none", "proposed", "used", "task", "dataset")
 _HIDDEN_FILES = ("hidden", "hidden_bias", "output", "output_bias")
-_CHUNK = 2048  # rows scored at once
+CHUNK = 2048  # rows scored at once
 
 
 class SparseSoftmax:
@@ -41,8 +41,8 @@ class SparseSoftmax:
 
     def predict(self, rows: list[list[str]]) -> numpy.ndarray:
         """Class probabilities, one row per feature list (unknown features weigh nothing)."""
-        if len(rows) > _CHUNK:  # a bounded gather, whatever the length of the record
-            return numpy.concatenate([self.predict(rows[a:a + _CHUNK]) for a in range(0, len(rows), _CHUNK)])
+        if len(rows) > CHUNK:  # a bounded gather, whatever the length of the record
+            return numpy.concatenate([self.predict(rows[a:a + CHUNK]) for a in range(0, len(rows), CHUNK)])
         if not rows:
             return numpy.zeros((0, len(self.classes)), "float32")
         get = self.features.get

@@ -26,7 +26,7 @@ from spacy.tokens import Doc, Span
 
 from ..text import compact_key
 from .candidates import abstract_start, candidate_spans, doc_context, span_features
-from .classifier import SparseSoftmax
+from .classifier import CHUNK, SparseSoftmax
 from .components import MatchComponent, sentences
 from .lexicon import lookup
 from .names import choose
@@ -67,7 +67,6 @@ def balanced(text: str) -> bool:
             if depth < 0:
                 return False
     return depth == 0
-_CHUNK = 2048  # candidates described and scored at once
 RULE_GROUPS = ("kg_proposed", "kg_defined", "kg_tasks", "kg_gazetteer", "kg_cues")
 LABELS = {1: "Method", 2: "Method", 3: "Task", 4: "Dataset"}
 
@@ -247,8 +246,8 @@ class SpanClassifier(MatchComponent):
         keep = [k for k in kept_candidates(spans, texts, ctx, self.lexicon) if nameable(texts[k])]
         spans, texts = [spans[k] for k in keep], [texts[k] for k in keep]
         # a bounded number of feature lists alive at once, however long the record
-        probs = [self.model.predict(span_rows(spans[a:a + _CHUNK], texts[a:a + _CHUNK], ctx, self.lexicon))
-                 for a in range(0, len(spans), _CHUNK)]
+        probs = [self.model.predict(span_rows(spans[a:a + CHUNK], texts[a:a + CHUNK], ctx, self.lexicon))
+                 for a in range(0, len(spans), CHUNK)]
         return spans, texts, numpy.concatenate(probs) if probs else self.model.predict([])
 
     def match(self, doc: Doc) -> list[tuple[int, int, int, str]]:
