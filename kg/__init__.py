@@ -14,7 +14,7 @@ __all__ = ["KnowledgeGraph", "__version__"]
 def __getattr__(name: str):
     # Lazy, so that `import kg` (the CLI, query workers) does not load spaCy.
     if name == "KnowledgeGraph":
-        from .api import KnowledgeGraph
+        from kg.api import KnowledgeGraph
 
         return KnowledgeGraph
     raise AttributeError(f"module 'kg' has no attribute {name!r}")

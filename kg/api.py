@@ -21,13 +21,13 @@ from pathlib import Path
 
 import networkx as nx
 
-from . import algorithms as alg
-from .extract import extract_records
-from .graph import build_graph, nodes_of_type
-from .ingest import read_records, sample_paths
-from .model import Extraction, Record
-from .namespace import DEFAULT_BASE, QUERY_PREFIXES
-from .resolve import resolve
+from kg.resolve import algorithms as alg
+from kg.extract import extract_records
+from kg.resolve.graph import build_graph, nodes_of_type
+from kg.ingest import read_records, sample_paths
+from kg.model import Extraction, Record
+from kg.rdf.namespace import DEFAULT_BASE, QUERY_PREFIXES
+from kg.resolve.entities import resolve
 
 @dataclass(frozen=True, slots=True)
 class Node:
@@ -65,7 +65,7 @@ class HtmlView:
                 f'style="width: 100%; height: {int(self.height)}px; border: 1px solid #ddd"></iframe>')
 
     def save(self, path: str | Path) -> Path:
-        from .outputs import atomic_write
+        from kg.build.outputs import atomic_write
 
         atomic_write(path, self.html)
         return Path(path)
@@ -146,7 +146,7 @@ class KnowledgeGraph:
         ``rdf`` names the RDF serializations (N-Triples always), as ``kg build --rdf``.
         Into a folder that holds an earlier build, the unchanged papers' and entities'
         blocks are copied and the store is updated (the same files as a fresh save)."""
-        from .outputs import write_outputs
+        from kg.build.outputs import write_outputs
 
         return write_outputs(self._G, self.extractions, outdir, base=self.base,
                              n_records=len(self.records) or None, records=self.records, formats=rdf)
@@ -161,7 +161,7 @@ class KnowledgeGraph:
         >>> sorted(KnowledgeGraph.load(out).nx.edges(keys=True)) == sorted(sample.nx.edges(keys=True))
         True
         """
-        from .graphio import graph_from_json, records_from_jsonl
+        from kg.io.graphjson import graph_from_json, records_from_jsonl
 
         outdir = Path(outdir)
         path = outdir / "graph.json"
@@ -186,7 +186,7 @@ class KnowledgeGraph:
     @cached_property
     def rdf(self):
         """The graph as an rdflib ``Graph``."""
-        from .rdf import to_rdf
+        from kg.rdf.statements import to_rdf
 
         return to_rdf(self._G, base=self.base)
 
@@ -312,7 +312,7 @@ class KnowledgeGraph:
     def _store(self):
         import pyoxigraph as ox
 
-        from .rdf import to_ntriples
+        from kg.rdf.statements import to_ntriples
 
         store = ox.Store()
         store.load(to_ntriples(self._G, self.base).encode("utf-8"), format=ox.RdfFormat.N_TRIPLES)
@@ -331,7 +331,7 @@ class KnowledgeGraph:
         """
         import pyoxigraph as ox
 
-        from .store import python_value, rows, run_query
+        from kg.rdf.store import python_value, rows, run_query
 
         res = run_query(self._store, sparql, bindings, prefixes=QUERY_PREFIXES)
         if isinstance(res, ox.QueryBoolean):
@@ -356,7 +356,7 @@ class KnowledgeGraph:
         >>> sample.export("gexf", pathlib.Path(tempfile.mkdtemp()) / "g.gexf")[0].suffix
         '.gexf'
         """
-        from .exports import export
+        from kg.io.exports import export
 
         return export(self._G, fmt, out)
 
@@ -368,8 +368,8 @@ class KnowledgeGraph:
         >>> sample.to_html(pathlib.Path(tempfile.mkdtemp()) / "v.html", focus="TAROT").read_text()[:15]
         '<!DOCTYPE html>'
         """
-        from .outputs import write_html
-        from .viz import page_html
+        from kg.build.outputs import write_html
+        from kg.web.viz import page_html
 
         node = self._resolve_name(focus) if focus else None
         write_html(page_html(self._G, view=view, focus=node, depth=depth)[0], path)
@@ -377,7 +377,7 @@ class KnowledgeGraph:
 
     def show(self, view: str = "overview", focus: str | None = None, depth: int = 2, height: int = 640) -> "HtmlView":
         """An interactive view for a Jupyter notebook (displayed inline, in a sandboxed iframe)."""
-        from .viz import page_html
+        from kg.web.viz import page_html
 
         node = self._resolve_name(focus) if focus else None
         return HtmlView(page_html(self._G, view=view, focus=node, depth=depth)[0], height)

@@ -45,7 +45,7 @@ def _warn(message: str) -> None:
 
 
 def _inputs(paths: list[str]):
-    from .ingest import sample_paths
+    from kg.ingest import sample_paths
 
     return [Path(p) for p in paths] if paths else sample_paths()
 
@@ -61,8 +61,8 @@ _LEFT_TO_THE_OS: list = []
 def cmd_build(args) -> int:
     import gc
 
-    from ._gc import freeze_after_pauses
-    from ._lock import output_lock
+    from kg._gc import freeze_after_pauses
+    from kg.build.lock import output_lock
 
     # The records, extractions and graph live until the build ends: once made, the collector
     # need not walk them again (see kg._gc). Undone for callers that go on in this process.
@@ -78,8 +78,8 @@ def cmd_build(args) -> int:
 def _load_kept_state(cache, out) -> tuple:
     """(the kept state of the last build into ``out`` or None, where this build's state
     goes or None, the log line saying which)."""
-    from .extract.cache import default_cache_dir
-    from .kept import load_kept, signing_key, state_path
+    from kg.extract.cache import default_cache_dir
+    from kg.build.kept import load_kept, signing_key, state_path
 
     t = time.perf_counter()
     previous, kept_path = None, state_path(cache.folder, out)
@@ -95,11 +95,11 @@ def _load_kept_state(cache, out) -> tuple:
 
 
 def _build(args) -> int:
-    from .algorithms import edge_count
-    from .outputs import Staging, rdf_formats, write_outputs
-    from .extract import extract_first
-    from .ingest import read_records
-    from .kept import resolve_graph, save_kept
+    from kg.resolve.algorithms import edge_count
+    from kg.build.outputs import Staging, rdf_formats, write_outputs
+    from kg.extract import extract_first
+    from kg.ingest import read_records
+    from kg.build.kept import resolve_graph, save_kept
     t0 = time.perf_counter()
     formats = rdf_formats(args.rdf.split(","))  # a typo fails now, not after extraction
     sources = _inputs(args.inputs)
@@ -108,14 +108,14 @@ def _build(args) -> int:
     t = time.perf_counter()
     cache = identities = None
     if not args.no_cache:
-        from .extract.cache import ExtractionCache, default_cache_dir
+        from kg.extract.cache import ExtractionCache, default_cache_dir
 
         cache = ExtractionCache(args.cache or default_cache_dir())
         identities = {}  # each record's extraction identity: what the kept resolution compares
     with contextlib.ExitStack() as stack:
         client = None
         if args.dask:
-            from .cluster import dask_client
+            from kg.extract.dask_cluster import dask_client
 
             client = stack.enter_context(dask_client(args.dask, args.workers))
             _log(args, f"dask     {len(client.scheduler_info().get('workers', ()))} workers at {args.dask}")
@@ -141,7 +141,7 @@ def _build(args) -> int:
         else:
             staging.start(extractions, records)
         keep = None
-        # the last build's graph, from which unchanged papers are taken (kg.kept); loaded after the
+        # the last build's graph, from which unchanged papers are taken (kg.build.kept); loaded after the
         # JSON Lines child is forked: loaded before, its pages would be shared with the child, and
         # the resolution, which writes to them, would copy each first
         previous, kept_path, kept_line = _load_kept_state(cache, args.out) if cache is not None else (None, None, None)
@@ -176,9 +176,9 @@ def _build(args) -> int:
 
 
 def cmd_extract(args) -> int:
-    from .outputs import atomic_write, extractions_jsonl
-    from .extract import extract_records
-    from .ingest import read_records
+    from kg.build.outputs import atomic_write, extractions_jsonl
+    from kg.extract import extract_records
+    from kg.ingest import read_records
 
     records = read_records(_inputs(args.inputs), skip_invalid=args.skip_invalid, report=_warn)
     text = extractions_jsonl(extract_records(records))
@@ -204,9 +204,9 @@ def _parse_binding(text: str):
 
 
 def cmd_query(args) -> int:
-    from .namespace import QUERY_PREFIXES
-    from .named import get_named, list_named
-    from .store import open_store, run_query, serialize_results
+    from kg.rdf.namespace import QUERY_PREFIXES
+    from kg.rdf.named import get_named, list_named
+    from kg.rdf.store import open_store, run_query, serialize_results
 
     if args.list:
         for q in list_named():
@@ -238,7 +238,7 @@ def cmd_query(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from .validate import validate_path
+    from kg.rdf.validate import validate_path
 
     report = validate_path(args.target)
     if report.conforms:
@@ -250,9 +250,9 @@ def cmd_validate(args) -> int:
 
 
 def cmd_viz(args) -> int:
-    from .outputs import write_html
-    from .graphio import graph_from_json
-    from .viz import page_html
+    from kg.build.outputs import write_html
+    from kg.io.graphjson import graph_from_json
+    from kg.web.viz import page_html
 
     path = Path(args.store) / "graph.json"
     if not path.is_file():
@@ -260,7 +260,7 @@ def cmd_viz(args) -> int:
     G = graph_from_json(path.read_text(encoding="utf-8"))
     focus = None
     if args.focus:
-        from .api import resolve_name
+        from kg.api import resolve_name
 
         focus = resolve_name(G, args.focus)
     out = args.out or (f"focus-{focus.replace('/', '-')}.html" if focus else f"{args.view}.html")
@@ -270,8 +270,8 @@ def cmd_viz(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .exports import export
-    from .graphio import graph_from_json
+    from kg.io.exports import export
+    from kg.io.graphjson import graph_from_json
 
     path = Path(args.store) / "graph.json"
     if not path.is_file():
@@ -285,7 +285,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from .serve import serve
+    from kg.web.serve import serve
 
     serve(args.store, host=args.host, port=args.port, timeout=args.timeout, workers=args.workers,
           max_rows=args.max_rows)
@@ -378,13 +378,13 @@ def make_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     if getattr(args, "base", "unset") is None:
-        from .namespace import DEFAULT_BASE
+        from kg.rdf.namespace import DEFAULT_BASE
 
         args.base = DEFAULT_BASE
-    from ._lock import OutputsBusy
-    from .cluster import ClusterError
-    from .ingest import InputError
-    from .store import QueryError
+    from kg.build.lock import OutputsBusy
+    from kg.extract.dask_cluster import ClusterError
+    from kg.ingest import InputError
+    from kg.rdf.store import QueryError
 
     try:
         return args.func(args)

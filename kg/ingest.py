@@ -29,9 +29,9 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ._gc import without_gc
-from .model import Record
-from .text import squash_spaces
+from kg._gc import without_gc
+from kg.model import Record
+from kg.text import squash_spaces
 
 
 class InputError(ValueError):

@@ -215,8 +215,8 @@ def speed_probe(path: Path) -> float:
 
 
 def query_latency(out: Path, with_rdflib: bool) -> tuple[float, float, float | None]:
-    from kg.named import get_named
-    from kg.store import open_store, run_query
+    from kg.rdf.named import get_named
+    from kg.rdf.store import open_store, run_query
 
     store = open_store(out)
     times = []

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 import networkx as nx  # noqa: E402
 
-from kg.viz import build_view, render_html, render_map  # noqa: E402
+from kg.web.viz import build_view, render_html, render_map  # noqa: E402
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
@@ -102,7 +102,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     if args.graph:
-        from kg.graphio import graph_from_json
+        from kg.io.graphjson import graph_from_json
 
         G = graph_from_json(args.graph.read_text(encoding="utf-8"))
     else:

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from kg.extract import extract_records  # noqa: E402
 from kg.extract.learned import balanced  # noqa: E402
 from kg.ingest import record_from_mapping  # noqa: E402
-from kg.resolve import resolve  # noqa: E402
+from kg.resolve.entities import resolve  # noqa: E402
 from kg.text import SMALL_WORDS  # noqa: E402
 
 ML_VENUES = frozenset("ICML NIPS ICLR AISTATS UAI COLT ACML COLM CORL AUTOML ALT".split())

@@ -29,7 +29,7 @@ CARTESIAN = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
 
 
 def queries() -> list[str]:
-    from kg.named import list_named
+    from kg.rdf.named import list_named
 
     return [q.text for q in list_named()]
 
@@ -50,7 +50,7 @@ def ask(url: str, query: str, timeout: float) -> tuple[int, float]:
 
 
 def run(store: Path, clients: int, per_client: int, timeout: float, workers: int) -> dict:
-    from kg.serve import make_server
+    from kg.web.serve import make_server
 
     server, pool = make_server(store, host="127.0.0.1", port=0, timeout=timeout, workers=workers)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

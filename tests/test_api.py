@@ -3,7 +3,7 @@ import pytest
 from rdflib import Graph, URIRef
 
 from kg import KnowledgeGraph
-from kg.store import QueryError
+from kg.rdf.store import QueryError
 
 
 def test_build_from_samples(sample_kg):

@@ -13,15 +13,15 @@ import pyoxigraph as ox
 import pytest
 
 from kg.extract import extract_records
-from kg.graph import build_graph
+from kg.resolve.graph import build_graph
 from kg.ingest import read_records, sample_paths
 from kg.model import Record
-from kg.outputs import Staging, write_outputs
-from kg.resolve import resolve
-from kg.namespace import DEFAULT_BASE
-from kg.reuse import STATE_FILE, read_state
-from kg.store import store_updates
-import kg.store
+from kg.build.outputs import Staging, write_outputs
+from kg.resolve.entities import resolve
+from kg.rdf.namespace import DEFAULT_BASE
+from kg.build.reuse import STATE_FILE, read_state
+from kg.rdf.store import store_updates
+import kg.rdf.store
 
 SKIP = {"store"}
 
@@ -142,7 +142,7 @@ def test_nothing_is_reused_from_outputs_that_are_not_what_the_state_says(tmp_pat
 
 
 def test_a_failed_incremental_build_leaves_the_previous_outputs(tmp_path, monkeypatch):
-    import kg.outputs
+    import kg.build.outputs
 
     records = corpus(40, 9)
     out = tmp_path / "out"
@@ -152,7 +152,7 @@ def test_a_failed_incremental_build_leaves_the_previous_outputs(tmp_path, monkey
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(kg.outputs, "page_html", broken)
+    monkeypatch.setattr(kg.build.outputs, "page_html", broken)
     with pytest.raises(RuntimeError):
         build(records, out)
     assert files(out) == before
@@ -161,34 +161,34 @@ def test_a_failed_incremental_build_leaves_the_previous_outputs(tmp_path, monkey
 
 
 def hold(monkeypatch, name: str, in_child: bool, seconds: float) -> None:
-    """Make ``kg.outputs.<name>`` (still the real function) wait ``seconds`` first when it
+    """Make ``kg.build.outputs.<name>`` (still the real function) wait ``seconds`` first when it
     runs in the block writer's forked child (``in_child``) or in this process: which of
     the two takes a shared job (graph.json) depends on which is free first."""
     import time
 
-    import kg.outputs
+    import kg.build.outputs
 
-    real, me = getattr(kg.outputs, name), os.getpid()
+    real, me = getattr(kg.build.outputs, name), os.getpid()
 
     def held(*args, **kwargs):
         if (os.getpid() != me) == in_child:
             time.sleep(seconds)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(kg.outputs, name, held)
+    monkeypatch.setattr(kg.build.outputs, name, held)
 
 
 def writer_of_graph_json(monkeypatch, tmp_path: Path) -> Path:
     """A file that will hold the pid of the process that writes graph.json."""
-    import kg.outputs
+    import kg.build.outputs
 
-    real, mark = kg.outputs.write_graph_json, tmp_path / "json-pid"
+    real, mark = kg.build.outputs.write_graph_json, tmp_path / "json-pid"
 
     def marked(*args, **kwargs):
         mark.write_text(str(os.getpid()))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(kg.outputs, "write_graph_json", marked)
+    monkeypatch.setattr(kg.build.outputs, "write_graph_json", marked)
     return mark
 
 
@@ -222,7 +222,7 @@ def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkey
     and the previous outputs stay."""
     import errno
 
-    import kg.outputs
+    import kg.build.outputs
 
     records = corpus(40, 11)
     out = tmp_path / "out"
@@ -238,7 +238,7 @@ def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkey
         (tmp_path / "pid").write_text(str(os.getpid()))
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(kg.outputs, part, full_disk)
+    monkeypatch.setattr(kg.build.outputs, part, full_disk)
     with pytest.raises(OSError) as err:
         build(records, out)
     assert err.value.errno == errno.ENOSPC
@@ -252,7 +252,7 @@ def test_the_child_process_sends_its_messages_without_waiting_for_the_parent(tmp
     to the JSON Lines: a parent busy drawing views must not hold it at a full pipe."""
     import time
 
-    from kg.outputs import _Forked
+    from kg.build.outputs import _Forked
 
     after = tmp_path / "after"
 
@@ -280,7 +280,7 @@ def test_a_message_sent_now_is_taken_as_it_arrives_the_others_in_order(tmp_path)
     import threading
     import time
 
-    from kg.outputs import _Forked
+    from kg.build.outputs import _Forked
 
     got, arrived = [], threading.Event()
 
@@ -310,7 +310,7 @@ def test_a_message_sent_now_is_taken_as_it_arrives_the_others_in_order(tmp_path)
 
 def test_views_are_shared_between_the_build_and_its_child_each_drawn_once():
     """Whichever process is free takes the next view: every item is taken exactly once."""
-    from kg.outputs import _Forked, _Shared
+    from kg.build.outputs import _Forked, _Shared
 
     shared = _Shared(range(200))
 
@@ -397,8 +397,8 @@ def test_sink_bytes_the_same_with_a_small_writeback_window(tmp_path):
     disk and dropped)."""
     import sys
 
-    from kg._writeback import Source
-    from kg.reuse import Sink
+    from kg.build.writeback import Source
+    from kg.build.reuse import Sink
 
     rng = random.Random(7)
     old = tmp_path / "old.bin"
@@ -430,7 +430,7 @@ def test_sink_bytes_the_same_with_a_small_writeback_window(tmp_path):
 def test_the_store_delta_moves_only_the_lines_that_changed(tmp_path):
     # A changed unit's old and new blocks are compared line by line; a new unit's block is
     # added and a gone unit's removed as byte ranges of their files.
-    from kg.reuse import COLUMN, SLOTS, Blocks
+    from kg.build.reuse import COLUMN, SLOTS, Blocks
 
     def row(digest, start, end):
         r = [digest, 0] + [-1] * (2 * len(SLOTS))
@@ -485,7 +485,7 @@ def test_an_updated_store_is_compacted_once_it_carries_enough_runs(tmp_path, mon
     # Each rebuild below removes some triples and adds some: 2 table runs. With 4 runs allowed,
     # every second update compacts (auto); the count is the store's own, carried from build to
     # build, and the store always holds a full build's triples.
-    monkeypatch.setattr(kg.store, "COMPACT_AFTER_RUNS", 4)
+    monkeypatch.setattr(kg.rdf.store, "COMPACT_AFTER_RUNS", 4)
     records = corpus(60, 17)
     out = tmp_path / "out"
     build(records[:56], out)
@@ -524,7 +524,7 @@ def test_an_edit_to_any_module_changes_what_caches_are_keyed_by(tmp_path):
     modules = sorted(root.rglob("*.py"))
     assert len(modules) > 40 and root / "extract" / "names.py" in modules
     before = source_hash("salt", root)
-    for path in modules + [root / "templates" / "map.html", root / "resources" / "tasks.txt"]:
+    for path in modules + [root / "web" / "templates" / "map.html", root / "resources" / "tasks.txt"]:
         text = path.read_bytes()
         path.write_bytes(text + b"\n")
         assert source_hash("salt", root) != before, path.relative_to(root)

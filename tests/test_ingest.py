@@ -59,7 +59,7 @@ def test_author_keywords_are_read_and_kept(tmp_path):
     a, b, c = read_file(p)
     assert a.keywords == ("geometric consistency", "relative pose", "RGB-D")
     assert b.keywords == ("GANs", "image synthesis") and c.keywords == ()
-    from kg.graphio import records_from_jsonl, records_to_jsonl
+    from kg.io.graphjson import records_from_jsonl, records_to_jsonl
 
     out = tmp_path / "records.jsonl"
     out.write_text(records_to_jsonl([a, b, c]), encoding="utf-8")

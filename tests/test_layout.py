@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kg.layout import MESH_NODES, MeshRepulsion, layout_pairs
+from kg.web.layout import MESH_NODES, MeshRepulsion, layout_pairs
 
 
 def test_the_mesh_repulsion_is_close_to_the_exact_sum():

@@ -1,12 +1,12 @@
-"""The map of the field (kg.fieldmap, the overview page): its data, and what a
+"""The map of the field (kg.web.fieldmap, the overview page): its data, and what a
 researcher sees when the page opens in Chromium."""
 import random
 
 import networkx as nx
 import pytest
 
-from kg.fieldmap import OPENING, PALETTE, generate_map, trend_series
-from kg.viz import render_map, series_controls
+from kg.web.fieldmap import OPENING, PALETTE, generate_map, trend_series
+from kg.web.viz import render_map, series_controls
 
 from .conftest import non_local, open_page
 

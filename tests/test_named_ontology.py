@@ -6,10 +6,10 @@ from rdflib.namespace import OWL, RDF
 
 from kg import KnowledgeGraph
 from kg.cli import main
-from kg.named import get_named, list_named
-from kg.namespace import KG, ontology_dir
-from kg.rdf import _nt, to_rdf, usage_statements, usage_table
-from kg.store import open_store, rows, run_query
+from kg.rdf.named import get_named, list_named
+from kg.rdf.namespace import KG, ontology_dir
+from kg.rdf.statements import _nt, to_rdf, usage_statements, usage_table
+from kg.rdf.store import open_store, rows, run_query
 
 ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#ErrorMessage")
 
@@ -73,8 +73,8 @@ def test_owl_rl_closure_of_ontology_and_data_is_consistent(sample_kg):
 def test_precomputed_rankings_equal_counting_in_sparql(built):
     # top-tasks / top-datasets / venue-statistics read build-time counts; the same
     # figures counted with GROUP BY over the store must agree.
-    from kg.named import get_named
-    from kg.store import open_store, rows, run_query
+    from kg.rdf.named import get_named
+    from kg.rdf.store import open_store, rows, run_query
 
     store = open_store(built)
     q = """PREFIX kg: <https://w3id.org/abstract-kg/ontology#> PREFIX skos: <http://www.w3.org/2004/02/skos/core#>

@@ -8,8 +8,8 @@ import pyoxigraph as ox
 from rdflib import Graph, URIRef
 from rdflib.namespace import RDF
 
-from kg.namespace import KG, ontology_dir
-from kg.rdf import to_rdf
+from kg.rdf.namespace import KG, ontology_dir
+from kg.rdf.statements import to_rdf
 
 ONTO = Graph().parse(ontology_dir() / "kg.ttl", format="turtle")
 KG_NS = str(KG._NS)

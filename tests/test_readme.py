@@ -43,7 +43,7 @@ def test_readme_query_outputs_are_real(built, capsys):
 
 
 def test_readme_shows_every_named_query():
-    from kg.named import list_named
+    from kg.rdf.named import list_named
 
     shown = {argv[argv.index("--name") + 1] for argv, _ in readme_query_examples() if "--name" in argv}
     assert shown == {q.name for q in list_named()}

@@ -1,7 +1,7 @@
 from kg.extract import extract_records
-from kg.graph import PREDICATES, build_graph, nodes_of_type
+from kg.resolve.graph import PREDICATES, build_graph, nodes_of_type
 from kg.ingest import read_records
-from kg.resolve import resolve
+from kg.resolve.entities import resolve
 
 
 def graph_of(*abstracts, **kw):
@@ -74,7 +74,7 @@ def test_code_field_of_records_becomes_repository():
 def _entities(*papers):
     """The resolved entities of papers given as lists of (type, name, aliases)."""
     from kg.model import DocEntity, Extraction
-    from kg.resolve import clusters
+    from kg.resolve.entities import clusters
 
     paper_ex = {f"paper/{i}": Extraction(f"d{i}", tuple(DocEntity(t, n, tuple(a)) for t, n, a in ents))
                 for i, ents in enumerate(papers)}

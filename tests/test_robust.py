@@ -14,14 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rdflib import Graph
 
-from kg._lock import OutputsBusy, output_lock
-from kg.graph import build_graph
+from kg.build.lock import OutputsBusy, output_lock
+from kg.resolve.graph import build_graph
 from kg.ingest import read_records, sample_paths
 from kg.model import Record
 from kg.extract import extract_records
-from kg.outputs import recover
-from kg.rdf import to_jsonld, to_ntriples, to_turtle
-from kg.resolve import resolve
+from kg.build.outputs import recover
+from kg.rdf.statements import to_jsonld, to_ntriples, to_turtle
+from kg.resolve.entities import resolve
 from kg.text import iri_slug, norm_key
 
 
@@ -114,9 +114,9 @@ def test_a_second_build_into_a_folder_being_built_fails_at_once_and_spoils_nothi
 
 _HOLDER = """
 import os, sys, time
-from kg._lock import output_lock
+from kg.build.lock import output_lock
 from kg.extract import _pool
-from kg.outputs import _Forked
+from kg.build.outputs import _Forked
 
 with output_lock(sys.argv[1]):
     pool = _pool(1)

@@ -172,7 +172,7 @@ def test_cache_key_depends_on_text_title_and_pipeline():
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 
-from kg.cluster import ClusterError, dask_client  # noqa: E402
+from kg.extract.dask_cluster import ClusterError, dask_client  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -211,7 +211,7 @@ def test_unreachable_dask_scheduler_is_a_clear_error():
 
 def _in_child(first):
     """``first.run_in_child()`` in a real forked child (as ``kg build`` runs it), its additions back."""
-    from kg.outputs import _Forked
+    from kg.build.outputs import _Forked
 
     return _Forked(lambda send: first.run_in_child()).next()
 
@@ -247,7 +247,7 @@ def test_corpus_name_pass_of_the_json_lines_child(tmp_path, monkeypatch):
     """Staging's child runs the pass, then writes extractions.jsonl from what it then has:
     the file this process would write; without fork (Windows), the same, run here."""
     from kg.extract import extract_first
-    from kg.outputs import Staging, extractions_jsonl
+    from kg.build.outputs import Staging, extractions_jsonl
 
     recs = corpus(20) + [_using(1, "ZorbNet"), _defining(2, "ZorbNet")]
     want = extractions_jsonl(extract_records(recs))

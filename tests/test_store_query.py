@@ -5,7 +5,7 @@ import json
 import pytest
 
 from kg.cli import main
-from kg.store import QueryError, open_store, rows, run_query
+from kg.rdf.store import QueryError, open_store, rows, run_query
 
 COUNT = "PREFIX kg: <https://w3id.org/abstract-kg/ontology#> SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a kg:Paper }"
 
@@ -61,7 +61,7 @@ def test_csv_output_has_header(built, capsys):
 def test_store_loader_builds_the_store_while_lines_arrive(built, tmp_path):
     import pyoxigraph as ox
 
-    from kg.store import StoreLoader
+    from kg.rdf.store import StoreLoader
 
     lines = (built / "graph.nt").read_bytes().splitlines(keepends=True)
     nt = tmp_path / "g.nt"

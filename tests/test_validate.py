@@ -3,8 +3,8 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, SKOS
 
 from kg.cli import main
-from kg.namespace import KG
-from kg.validate import validate_graph, validate_path
+from kg.rdf.namespace import KG
+from kg.rdf.validate import validate_graph, validate_path
 
 
 @pytest.mark.slow

@@ -4,7 +4,7 @@ import re
 import pytest
 
 from kg import KnowledgeGraph
-from kg.viz import build_view, render_html
+from kg.web.viz import build_view, render_html
 
 from .conftest import node_point, non_local, open_page
 
@@ -55,10 +55,10 @@ VIEW_FILES = ["graph.html", "methods-tasks.html", "datasets.html", "papers.html"
 
 @pytest.mark.parametrize("fname", VIEW_FILES)
 def test_every_view_in_chromium(built, browser, fname):
-    from kg.graphio import graph_from_json
-    from kg.views import view_graph
+    from kg.io.graphjson import graph_from_json
+    from kg.web.views import view_graph
 
-    from kg.fieldmap import generate_map
+    from kg.web.fieldmap import generate_map
 
     view = {"graph.html": "overview", "methods-tasks.html": "method-task", "datasets.html": "dataset",
             "papers.html": "paper"}[fname]
@@ -162,8 +162,8 @@ def test_views_over_budget_do_not_depend_on_the_hash_seed(tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys, hashlib; from kg import KnowledgeGraph; import kg.viz as V; "
-            "from kg.viz import build_view, render_html; V.PHYSICS_LIMIT = 20; G = KnowledgeGraph.build().nx; "
+    code = ("import sys, hashlib; from kg import KnowledgeGraph; import kg.web.viz as V; "
+            "from kg.web.viz import build_view, render_html; V.PHYSICS_LIMIT = 20; G = KnowledgeGraph.build().nx; "
             "print(*(hashlib.sha256(render_html(build_view(G, view=v, budget=40)).encode()).hexdigest() "
             "for v in ('overview', 'paper')))")
     out = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -174,7 +174,7 @@ def test_views_over_budget_do_not_depend_on_the_hash_seed(tmp_path):
 def test_hub_cards_list_the_first_links_and_count_the_rest():
     import networkx as nx
 
-    from kg.viz import CARD_LINKS
+    from kg.web.viz import CARD_LINKS
 
     G = nx.MultiDiGraph()
     G.add_node("task/t", type="Task", label="t", aliases=[])
@@ -192,7 +192,7 @@ def test_hub_cards_list_the_first_links_and_count_the_rest():
 def test_a_limited_view_is_the_best_connected_part_of_the_full_one(sample_kg, view, limit):
     """Views that pick their nodes before making edges (100k papers: half a million
     method-task pairs) give what cutting the full view down would."""
-    from kg.views import best_connected, degrees, induced, view_graph
+    from kg.web.views import best_connected, degrees, induced, view_graph
 
     G = sample_kg.nx
     full = view_graph(G, view)
@@ -209,7 +209,7 @@ def test_a_hub_card_lists_the_same_first_links_with_or_without_the_cached_order(
 
     import networkx as nx
 
-    from kg.viz import CARD_LINKS, CardCache, _card
+    from kg.web.viz import CARD_LINKS, CardCache, _card
 
     rng = random.Random(3)
     G = nx.MultiDiGraph()

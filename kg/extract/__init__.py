@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from .._gc import gc_paused
-from ..model import Extraction, Record
-from .cache import decode, decode_added, encode, encode_added
-from .propagate import (_pattern, add_entities, build_lexicon, changed_forms, lexicon_digest, lexicon_json,
+from kg._gc import gc_paused
+from kg.model import Extraction, Record
+from kg.extract.cache import decode, decode_added, encode, encode_added
+from kg.extract.propagate import (_pattern, add_entities, build_lexicon, changed_forms, lexicon_digest, lexicon_json,
                         propagate, substring_regex)
-from .normalize import KEYWORDS_MARK, normalize_record
-from .version import PIPELINE_VERSION
+from kg.extract.normalize import KEYWORDS_MARK, normalize_record
+from kg.extract.version import PIPELINE_VERSION
 
 __all__ = ["extract_records", "extract_first", "CorpusPass", "extract_text", "PIPELINE_VERSION", "make_nlp", "get_nlp"]
 
@@ -50,22 +50,22 @@ def tokenizer_safe(text: str) -> str:
 
 def make_nlp():
     """A fresh extraction pipeline (:func:`kg.extract.pipeline.make_nlp`)."""
-    from .pipeline import make_nlp
+    from kg.extract.pipeline import make_nlp
 
     return make_nlp()
 
 
 def get_nlp():
     """This process's extraction pipeline, built at the first call (:func:`kg.extract.pipeline.get_nlp`)."""
-    from .pipeline import get_nlp
+    from kg.extract.pipeline import get_nlp
 
     return get_nlp()
 
 
 def _first_pass(items: list[tuple[str, int]], batch_size: int = 64, nlp=None) -> list[tuple[Extraction, list]]:
     """spaCy over (text, title length) items: the per-text extraction and sentence spans."""
-    from .assemble import assemble, remap
-    from .components import sentences
+    from kg.extract.assemble import assemble, remap
+    from kg.extract.components import sentences
 
     nlp = nlp or get_nlp()
     cleaned = [normalize_record(text, tlen, _TITLE_SEP) for text, tlen in items]
@@ -130,7 +130,7 @@ def _dask_second_pass(rows, names):  # on a Dask worker: rows of (abstract, extr
 
 
 def _dask_fingerprint():  # on a Dask worker
-    from .cache import fingerprint
+    from kg.extract.cache import fingerprint
 
     return PIPELINE_VERSION, fingerprint()
 
@@ -155,8 +155,8 @@ def _dask_map(client, fn, chunks, **shared):
 
 def _check_dask_workers(client) -> None:
     """Every worker must run this very extraction code, or results would differ."""
-    from ..cluster import ClusterError
-    from .cache import fingerprint
+    from kg.extract.dask_cluster import ClusterError
+    from kg.extract.cache import fingerprint
 
     here = (PIPELINE_VERSION, fingerprint())
     there = client.run(_dask_fingerprint)
@@ -206,7 +206,7 @@ def _pool(workers: int):
     killed with ``kill -9``, it left them to fail on the broken pipe, each with a traceback."""
     import multiprocessing as mp
 
-    from .._fork import child_started, fork_held, prepare
+    from kg._fork import child_started, fork_held, prepare
 
     parent = prepare()
     return fork_held(lambda mask: mp.get_context("fork").Pool(workers, initializer=child_started, initargs=(parent,)),
@@ -278,7 +278,7 @@ def extract_first(records: Iterable[Record], batch_size: int = 64, nlp=None, cor
     todo = list(texts)
     stored: dict[str, str] = {}  # text -> its first-pass result in the cache, not yet decoded
     if cache is not None:
-        from .cache import text_key
+        from kg.extract.cache import text_key
 
         keys = {t: text_key(t, texts[t][0]) for t in todo}
         hits = cache.get_encoded(list(keys.values()))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Span
 
-from .tokens import token_texts
+from kg.extract.tokens import token_texts
 
 MAX_SHORT_TOKENS = 5
 MAX_SHORT_CHARS = 12

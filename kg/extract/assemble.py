@@ -14,12 +14,12 @@ import bisect
 from spacy.attrs import IDX
 from spacy.tokens import Doc
 
-from ..model import DocEntity, Extraction, Mention
-from .._unionfind import UnionFind
-from ..text import compact_key, occurrences
-from .components import folded_text, sentences
-from .shapes import Taken
-from .tokens import doc_text, token_texts
+from kg.model import DocEntity, Extraction, Mention
+from kg._unionfind import UnionFind
+from kg.text import compact_key, occurrences
+from kg.extract.components import folded_text, sentences
+from kg.extract.shapes import Taken
+from kg.extract.tokens import doc_text, token_texts
 
 #: Span groups in priority order, with the role they give a method.
 GROUPS = (("kg_learned_proposed", "proposed"), ("kg_learned", "used"))

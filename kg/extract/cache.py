@@ -18,10 +18,10 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-from .._json import loads
-from .._source import source_hash
-from ..model import DocEntity, Extraction, Mention, mention_fields
-from .version import PIPELINE_VERSION
+from kg._json import loads
+from kg._source import source_hash
+from kg.model import DocEntity, Extraction, Mention, mention_fields
+from kg.extract.version import PIPELINE_VERSION
 
 
 def default_cache_dir() -> Path:

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc
 
-from ..text import compact_key, singular
-from .components import sentences
-from .lexicon import lookup
-from .tokens import token_texts
+from kg.text import compact_key, singular
+from kg.extract.components import sentences
+from kg.extract.lexicon import lookup
+from kg.extract.tokens import token_texts
 
 MAX_LEN = 6
 #: The longest phrase the corpus statistics count (:mod:`kg.extract.termstats`).
@@ -159,7 +159,7 @@ class DocContext:
 
 def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = frozenset(),
                 word_classes: dict | None = None, terms=None) -> DocContext:
-    from .components import defined_type
+    from kg.extract.components import defined_type
 
     texts, lowers = token_texts(doc)
     title_end = abstract_start(doc)

@@ -28,10 +28,10 @@ from spacy.attrs import LOWER, NORM
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..text import find_github, singular
-from .abbreviations import find_abbreviations
-from .tokens import doc_text
-from .lexicon import lookup, task_heads
+from kg.text import find_github, singular
+from kg.extract.abbreviations import find_abbreviations
+from kg.extract.tokens import doc_text
+from kg.extract.lexicon import lookup, task_heads
 
 for _name, _default in (("kg_github", None), ("kg_abbreviations", None), ("kg_title_len", 0), ("kg_keywords", ())):
     if not Doc.has_extension(_name):

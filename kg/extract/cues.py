@@ -21,11 +21,11 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import DATASET_HEADS, MatchComponent, defined_shorts, sent_end, sent_start
-from .lexicon import lookup
-from .proposals import is_title_word
-from .shapes import GENERIC_ACRONYMS, is_name_like
-from .tokens import token_texts
+from kg.extract.components import DATASET_HEADS, MatchComponent, defined_shorts, sent_end, sent_start
+from kg.extract.lexicon import lookup
+from kg.extract.proposals import is_title_word
+from kg.extract.shapes import GENERIC_ACRONYMS, is_name_like
+from kg.extract.tokens import token_texts
 
 METHOD_CUES = frozenset(
     "outperform outperforms outperformed outperforming surpass surpasses surpassing beat beats "

@@ -17,8 +17,8 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from .components import MatchComponent, token_norm
-from .lexicon import entries
+from kg.extract.components import MatchComponent, token_norm
+from kg.extract.lexicon import entries
 
 
 _VERSION = re.compile(r"^(?:v?\d+(?:\.\d+)*[a-z]?|XL|XXL)$")

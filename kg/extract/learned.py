@@ -24,15 +24,15 @@ from spacy.attrs import IDX, LENGTH
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..text import compact_key
-from .candidates import abstract_start, candidate_spans, doc_context, span_features
-from .classifier import CHUNK, SparseSoftmax
-from .components import MatchComponent, sentences
-from .lexicon import lookup
-from .names import choose
-from .shapes import BROAD_FIELDS
-from .termstats import TermStats
-from .tokens import doc_text, token_texts
+from kg.text import compact_key
+from kg.extract.candidates import abstract_start, candidate_spans, doc_context, span_features
+from kg.extract.classifier import CHUNK, SparseSoftmax
+from kg.extract.components import MatchComponent, sentences
+from kg.extract.lexicon import lookup
+from kg.extract.names import choose
+from kg.extract.shapes import BROAD_FIELDS
+from kg.extract.termstats import TermStats
+from kg.extract.tokens import doc_text, token_texts
 
 #: A formula is never part of a name ("§", "L^1", "d>1").
 _FORMULA = re.compile(r"[§\\^<>|{}$]")

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from spacy.tokens import Doc
 
-from .._unionfind import UnionFind
-from ..text import GENERIC_TAIL, SMALL_WORDS, norm_words, stem_bag
+from kg._unionfind import UnionFind
+from kg.text import GENERIC_TAIL, SMALL_WORDS, norm_words, stem_bag
 
 
 def initials_match(short: str, long: str) -> bool:

@@ -9,7 +9,7 @@ from spacy.lang.char_classes import HYPHENS
 from spacy.language import Language
 from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
 
-from . import components, cues, gazetteer, learned, proposals, tasks  # noqa: F401  (registers the factories)
+from kg.extract import components, cues, gazetteer, learned, proposals, tasks  # noqa: F401  (registers the factories)
 
 #: The rule components, whose marks are features of the span classifier after them.
 RULES = ("kg_token_norm", "kg_github", "kg_abbreviations", "kg_defined_terms", "kg_proposals", "kg_gazetteer",

@@ -20,9 +20,9 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from operator import attrgetter
 
-from ..model import DocEntity, Extraction, Mention
-from ..text import compact_key
-from .shapes import BROAD_FIELDS, Taken, is_name_like
+from kg.model import DocEntity, Extraction, Mention
+from kg.text import compact_key
+from kg.extract.shapes import BROAD_FIELDS, Taken, is_name_like
 
 _SOURCE = "kg_corpus"
 

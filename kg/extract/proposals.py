@@ -20,12 +20,12 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from ..text import occurrences
-from .components import (DATASET_HEADS, MatchComponent, defined_shorts, defined_type, folded_text, sent_start,
+from kg.text import occurrences
+from kg.extract.components import (DATASET_HEADS, MatchComponent, defined_shorts, defined_type, folded_text, sent_start,
                          sentences)
-from .lexicon import lookup
-from .shapes import GENERIC_ACRONYMS, is_name_like
-from .tokens import doc_text, token_texts
+from kg.extract.lexicon import lookup
+from kg.extract.shapes import GENERIC_ACRONYMS, is_name_like
+from kg.extract.tokens import doc_text, token_texts
 
 PROPOSE_VERBS = frozenset(
     "propose proposes proposed proposing introduce introduces introduced introducing present presents "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..text import compact_key
+from kg.text import compact_key
 
 #: Acronyms of fields and generic families: never a paper's own method name.
 GENERIC_ACRONYMS = frozenset(

@@ -29,10 +29,10 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import filter_spans
 
-from ..text import compact_key, singular
-from .components import MatchComponent, sent_end, sent_start
-from .lexicon import DESCRIPTIVE_SUFFIXES, STOP, lookup, task_heads
-from .tokens import token_texts
+from kg.text import compact_key, singular
+from kg.extract.components import MatchComponent, sent_end, sent_start
+from kg.extract.lexicon import DESCRIPTIVE_SUFFIXES, STOP, lookup, task_heads
+from kg.extract.tokens import token_texts
 
 FOLLOWERS = frozenset("task tasks problem problems benchmark benchmarks setting settings method methods "
                       "approaches algorithms applications application domain domains literature community "

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy
 
-from ..text import singular
-from .candidates import INNER, MAX_TERM_WORDS as MAX_WORDS, _breaks, _edge_ok, phrase_key
+from kg.text import singular
+from kg.extract.candidates import INNER, MAX_TERM_WORDS as MAX_WORDS, _breaks, _edge_ok, phrase_key
 
 #: Phrases seen fewer times are not kept (a missing phrase reads as rare).
 MIN_COUNT = 5

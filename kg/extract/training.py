@@ -18,8 +18,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model import Record
-from ..text import compact_key
+from kg.model import Record
+from kg.text import compact_key
 
 GREEK = dict(zip("αβγδεζηθικλμνξοπρστυφχψω",
                  "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi "
@@ -87,7 +87,7 @@ def read_jsonl(path: Path) -> list[dict]:
 
 def load_annotated(shared: Path) -> list[tuple[str, Record, Gold]]:
     """(set name, record, gold) for dev (the sample abstracts), dev2 and train."""
-    from ..ingest import read_records, sample_paths
+    from kg.ingest import read_records, sample_paths
 
     out = []
     dev_gold = {o["doc"]: Gold.from_json(o) for o in read_jsonl(shared / "eval" / "gold" / "dev.jsonl")}
@@ -129,9 +129,9 @@ class Parsed:
 
 def parse(nlp, items: list[tuple[str, Record, Gold]], word_classes: dict | None = None, terms=None) -> list[Parsed]:
     """Each annotated record through ``nlp``'s rule components (the classifier left out)."""
-    from . import _TITLE_SEP, _text_of, tokenizer_safe
-    from .learned import doc_candidates
-    from .normalize import normalize_record
+    from kg.extract import _TITLE_SEP, _text_of, tokenizer_safe
+    from kg.extract.learned import doc_candidates
+    from kg.extract.normalize import normalize_record
 
     out = []
     rules = [proc for name, proc in nlp.pipeline if name != "kg_span_classifier"]
@@ -153,8 +153,8 @@ def parse(nlp, items: list[tuple[str, Record, Gold]], word_classes: dict | None 
 def train_model(train: list[Parsed], epochs: int = EPOCHS, seed: int = 0, hidden: int = HIDDEN):
     """A model and its lexicon from labelled records (each record's lexicon features
     computed without its own labels): (model, lexicon, number of examples)."""
-    from .classifier import SparseSoftmax
-    from .learned import Lexicon, kept_candidates, span_rows
+    from kg.extract.classifier import SparseSoftmax
+    from kg.extract.learned import Lexicon, kept_candidates, span_rows
 
     lex = Lexicon()
     for d in train:
@@ -172,9 +172,9 @@ def train_model(train: list[Parsed], epochs: int = EPOCHS, seed: int = 0, hidden
 def predict(classifier, parsed: list[Parsed]) -> list:
     """The extractions of records scored together (one input file): the classifier's
     first pass on each, then the corpus-name pass over them all."""
-    from .assemble import assemble, remap
-    from .components import sentences
-    from .propagate import _pattern, build_lexicon, propagate
+    from kg.extract.assemble import assemble, remap
+    from kg.extract.components import sentences
+    from kg.extract.propagate import _pattern, build_lexicon, propagate
 
     firsts = []
     for d in parsed:
@@ -191,7 +191,7 @@ def predict(classifier, parsed: list[Parsed]) -> list:
 
 def fold_of(abstract: str, k: int) -> int:
     """A record's fold, by its abstract: a text that two records carry is in one fold."""
-    from ..text import text_hash
+    from kg.text import text_hash
 
     return int(text_hash(abstract), 16) % k
 

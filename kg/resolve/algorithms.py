@@ -1,6 +1,6 @@
 """Graph helpers, networkx-style: the typed graph ``G`` in, plain data out.
 
-Node ids are the resource paths of :mod:`kg.graph` (``paper/…``,
+Node ids are the resource paths of :mod:`kg.resolve.graph` (``paper/…``,
 ``method/…``, ``task/…``, ``dataset/…``, ``repository/…``, ``venue/…``).
 
 >>> import networkx as nx

@@ -4,7 +4,7 @@ overview page of every build.
 Concepts, not papers, are the units (papers stay one click away): each is sized by
 the papers that link to it, linked to the concepts its papers share, coloured by its
 community (Louvain, fixed seed) and placed by a force layout computed here, once.
-Networkx in, plain data out (:func:`generate_map`); :mod:`kg.viz` draws it.
+Networkx in, plain data out (:func:`generate_map`); :mod:`kg.web.viz` draws it.
 
 - The page holds the :data:`MAX_CONCEPTS` concepts with the most papers, so that
   search and "expand" reach far beyond what the opening view draws.
@@ -22,7 +22,7 @@ from itertools import combinations
 import networkx as nx
 import numpy as np
 
-from .layout import layout_pairs
+from kg.web.layout import layout_pairs
 
 CONCEPTS = ("Task", "Method", "Dataset")
 PAPER_LINKS = ("proposes", "usesMethod", "addressesTask", "usesDataset")

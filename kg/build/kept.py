@@ -8,7 +8,7 @@ records (every field resolution reads, in order), its extraction (the identity
 :func:`kg.extract.extract_records` gives: cache key and corpus-name additions)
 and, for each entity spelling in that extraction, the cluster it belongs to and
 that cluster's :class:`~kg.model.Entity` are all as they were. Those are all a
-paper's node and links are made from (:func:`kg.resolve.resolve_paper`); its
+paper's node and links are made from (:func:`kg.resolve.entities.resolve_paper`); its
 links' mentions are taken from this build's extraction. The clusters, entities,
 repositories and venues are computed again in full each time (they are small next
 to the papers' evidence); a derived relation is made again when one of its papers
@@ -23,7 +23,7 @@ the full state by its signature). It is tied to the code that resolves: another
 version of it, or of networkx or Python, starts from a full resolution.
 
 The state also keeps each paper's and entity's digest as the write stage made it
-(:func:`kg.reuse.unit_digests`): a paper taken unchanged from the kept graph has the digest it
+(:func:`kg.build.reuse.unit_digests`): a paper taken unchanged from the kept graph has the digest it
 had, and so has an entity that no paper resolved again (or gone) links to, before or now, and
 whose derived relations did not change; the next write stage takes those instead of digesting
 them again (``Resolution.known``). (An entity's block is written from its node, its paper count
@@ -49,10 +49,11 @@ from pathlib import Path
 
 import networkx as nx
 
-from ._gc import without_gc
-from .graph import build_graph, edge_data, entity_attrs, paper_attrs, venue_attrs
-from .model import Extraction, Record
-from .resolve import (Sig, clusters, derived_of, evidence, paper_extractions, paper_groups, registry,
+from kg._source import source_hash
+from kg._gc import without_gc
+from kg.resolve.graph import build_graph, edge_data, entity_attrs, paper_attrs, venue_attrs
+from kg.model import Extraction, Record
+from kg.resolve.entities import (Sig, clusters, derived_of, evidence, paper_extractions, paper_groups, registry,
                       resolve_paper, resolve_parts)
 
 #: The first bytes of a state file; then the signature (32 bytes), then the pickle.
@@ -66,14 +67,9 @@ DELTA_MAX_SHARE = 0.25
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """A hash of the code a kept graph was made by: resolution, graph, model, text
-    helpers, the digests of the write stage (kept for papers and entities), this module, and the networkx
-    and Python versions (the pickle's classes)."""
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha256(f"{nx.__version__}\x00{sys.version_info[:2]}".encode())
-    for name in ("resolve.py", "graph.py", "kept.py", "model.py", "text.py", "_unionfind.py", "reuse.py"):
-        h.update(name.encode() + b"\x00" + (root / name).read_bytes())
-    return h.hexdigest()[:16]
+    """A hash of the code a kept graph was made by (the whole package, see
+    :func:`kg._source.source_hash`) and of the networkx and Python versions (the pickle's classes)."""
+    return source_hash(f"kept\x00{nx.__version__}\x00{sys.version_info[:2]}")
 
 
 @dataclass
@@ -102,7 +98,7 @@ class Previous:
     its extraction's mentions (:func:`mention_space`), and ``papers`` and ``sigs`` as
     in :class:`Kept`. (The mentions are taken from this build's extractions: loading
     1.2M mention objects at 100k papers cost seconds, and they would be copies.)
-    ``digests``: paper or entity id -> the digest the write stage made of it (:func:`kg.reuse.unit_digests`)."""
+    ``digests``: paper or entity id -> the digest the write stage made of it (:func:`kg.build.reuse.unit_digests`)."""
 
     nodes: dict
     links: dict
@@ -150,7 +146,7 @@ class Resolution:
     """What :func:`resolve_graph` made: the graph, the state to keep, how many papers
     were resolved again (all of them without a usable kept state) and ``known``, the
     digests of the papers taken unchanged from the kept graph and of the entities whose
-    blocks are as they were (for :func:`kg.reuse.unit_digests`)."""
+    blocks are as they were (for :func:`kg.build.reuse.unit_digests`)."""
 
     G: nx.MultiDiGraph
     kept: Kept
@@ -162,7 +158,7 @@ class Resolution:
 @without_gc
 def resolve_graph(records: list[Record], extractions: list[Extraction], identities: dict[str, str] | None = None,
                   previous: Previous | None = None) -> Resolution:
-    """The graph of ``records`` (what :func:`kg.resolve.resolve` and :func:`kg.graph.build_graph`
+    """The graph of ``records`` (what :func:`kg.resolve.entities.resolve` and :func:`kg.resolve.graph.build_graph`
     make) and the state to keep for the next build. With ``previous`` (the last build's,
     from :func:`load_kept`), the papers whose inputs and entities are unchanged are taken
     from its graph, and the derived relations only their papers changed are made again.
@@ -425,7 +421,7 @@ def save_kept(path: str | Path, kept: Kept, key_folder: str | Path, digests: dic
     """Write ``kept`` at ``path``: only what changed since the full state there (a delta
     file next to it) when it started from that state and few papers changed since; else
     in full. ``digests`` are the write stage's digests of ``kept.G``'s units
-    (:func:`kg.reuse.unit_digests`; the papers' and entities' are kept, none without). Keeps the
+    (:func:`kg.build.reuse.unit_digests`; the papers' and entities' are kept, none without). Keeps the
     :data:`KEEP_FILES` most recent states of the folder. Returns "delta" or "full"."""
     digests = digests or {}
     path = Path(path)

@@ -19,10 +19,10 @@ from typing import TextIO
 
 import networkx as nx
 
-from ._json import dumps
-from .algorithms import method_usages
-from .extract import PIPELINE_VERSION
-from .namespace import DEFAULT_BASE, KG, QUERY_PREFIXES
+from kg._json import dumps
+from kg.resolve.algorithms import method_usages
+from kg.extract import PIPELINE_VERSION
+from kg.rdf.namespace import DEFAULT_BASE, KG, QUERY_PREFIXES
 
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 XSD_NS = "http://www.w3.org/2001/XMLSchema#"
@@ -216,7 +216,7 @@ def usage_statements(G: nx.MultiDiGraph, task: str, usage: list[tuple[str, int]]
 
 def usage_table(G: nx.MultiDiGraph) -> dict[str, list[tuple[str, int]]]:
     """What the ``kg:MethodUsage`` nodes of every task are written from (task -> its first
-    :data:`USAGE_PER_TASK` methods by papers: :func:`kg.algorithms.method_usages`)."""
+    :data:`USAGE_PER_TASK` methods by papers: :func:`kg.resolve.algorithms.method_usages`)."""
     return method_usages(G, USAGE_PER_TASK)
 
 
@@ -390,7 +390,7 @@ def write_rdf(G: nx.MultiDiGraph, files: dict[str, TextIO], base: str = DEFAULT_
     """Write the graph in several formats (``nt``, ``ttl``, ``jsonld``: open text files)
     in one pass over the statements; returns the number of triples.
 
-    ``reuse`` (a :class:`kg.reuse.Blocks`, with ``files`` its :class:`kg.reuse.Sink` s)
+    ``reuse`` (a :class:`kg.build.reuse.Blocks`, with ``files`` its :class:`kg.build.reuse.Sink` s)
     copies the unchanged units from the last build's files and records where each
     unit went; the text is the same as without it. ``usages``: as for :func:`units`.
     """

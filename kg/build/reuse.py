@@ -2,7 +2,7 @@
 
 A build writes ``build-state.json`` beside its outputs. For every *unit* (the
 extraction run, or one node with the mentions of its statements; see
-:func:`kg.rdf.units`) it keeps a digest, the unit's number of triples, and the
+:func:`kg.rdf.statements.units`) it keeps a digest, the unit's number of triples, and the
 byte range of its blocks in ``graph.nt``, ``graph.ttl``, ``graph.jsonld`` and the
 node and link sections of ``graph.json``.
 
@@ -12,10 +12,10 @@ The next build into the same folder:
   node, its out-links, for an entity its number of papers and for a task its
   method usages (:func:`unit_digests`); a unit whose digest is the one recorded has its
   blocks copied from the old files (read a window at a time, adjacent blocks
-  in one copy: :class:`kg._writeback.Source`) instead of being made, escaped
+  in one copy: :class:`kg.build.writeback.Source`) instead of being made, escaped
   and encoded again. Venues (their statistics read every paper's links) and the run are
   always written; their digest is that of their N-Triples;
-- updates a checkpoint of the old store (:func:`kg.store.update_store`) with the
+- updates a checkpoint of the old store (:func:`kg.rdf.store.update_store`) with the
   triples of the units that changed, instead of loading every triple again.
 
 The files are byte-identical to those of a full build (tested on random splits),
@@ -31,12 +31,12 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from ._json import dumps, loads
-from ._source import source_hash
-from ._writeback import WINDOW, Source, Writeback
-from .extract import PIPELINE_VERSION
-from .model import mention_fields
-from .rdf import usage_table
+from kg._json import dumps, loads
+from kg._source import source_hash
+from kg.build.writeback import WINDOW, Source, Writeback
+from kg.extract import PIPELINE_VERSION
+from kg.model import mention_fields
+from kg.rdf.statements import usage_table
 
 STATE_FILE = "build-state.json"
 STATE_FORMAT = 1
@@ -78,7 +78,7 @@ def unit_digests(G, known: dict[str, str] | None = None, usages: dict | None = N
 
     ``known`` (unit -> digest) gives the digests of units known to be as they were
     when those digests were made (the papers a kept resolution took unchanged from
-    its last graph, :mod:`kg.kept`): they are not made again (at 100k papers, their
+    its last graph, :mod:`kg.build.kept`): they are not made again (at 100k papers, their
     1.2M mentions were most of the 5-6 s this takes).
 
     >>> import networkx as nx
@@ -156,8 +156,8 @@ def file_check(path: Path) -> list:
 class Sink:
     """A binary output file written as text (UTF-8) or by copying byte ranges of
     other files; ``pos`` is the number of bytes written so far. Adjacent copies from
-    one file (a :class:`kg._writeback.Source`) become one copy. The file's dirty pages
-    are kept to two windows (:class:`kg._writeback.Writeback`).
+    one file (a :class:`kg.build.writeback.Source`) become one copy. The file's dirty pages
+    are kept to two windows (:class:`kg.build.writeback.Writeback`).
     ``on_flush(pos)`` is told each time the bytes up to ``pos`` are in the file
     (whole blocks: the store loader reads them)."""
 
@@ -287,7 +287,7 @@ class Blocks:
             return 0.0
         return sum(1 for u in self.digests if self.reusable(u)) / len(self.digests)
 
-    # -- the RDF pass (kg.rdf.write_rdf)
+    # -- the RDF pass (kg.rdf.statements.write_rdf)
     def begin(self, unit: str) -> None:
         for fmt, sink in self.sinks.items():
             if fmt in ("nt", "ttl", "jsonld"):
@@ -319,7 +319,7 @@ class Blocks:
             row[i], row[i + 1] = start, self.sinks[fmt].pos
         self.units[unit] = row
 
-    # -- the graph.json pass (kg.graphio.write_graph_json)
+    # -- the graph.json pass (kg.io.graphjson.write_graph_json)
     def json_block(self, slot: str, unit: str, first: bool, sink: Sink, write) -> None:
         """Copy ``unit``'s block of ``slot`` if it can be, else call ``write()``; record its range."""
         start = sink.pos

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import networkx as nx
 
-from ._gc import without_gc
-from .model import Entity, Paper
-from .resolve import Resolved
+from kg._gc import without_gc
+from kg.model import Entity, Paper
+from kg.resolve.entities import Resolved
 
 PREDICATES = ("proposes", "usesMethod", "addressesTask", "usesDataset", "hasCode", "publishedIn",
               "appliedTo", "evaluatedOn")
@@ -24,13 +24,13 @@ PREDICATES = ("proposes", "usesMethod", "addressesTask", "usesDataset", "hasCode
 
 @without_gc
 def build_graph(res: Resolved) -> nx.MultiDiGraph:
-    """The graph of a :class:`~kg.resolve.Resolved` result.
+    """The graph of a :class:`~kg.resolve.entities.Resolved` result.
 
     Examples
     --------
     >>> from kg.model import Record
     >>> from kg.extract import extract_records
-    >>> from kg.resolve import resolve
+    >>> from kg.resolve.entities import resolve
     >>> recs = [Record(doc="a", abstract="We propose FooNet, a model for image classification.", source="x", index=0)]
     >>> G = build_graph(resolve(recs, extract_records(recs)))
     >>> sorted(d["type"] for _, d in G.nodes(data=True))

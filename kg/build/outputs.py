@@ -19,18 +19,18 @@ from pathlib import Path
 import networkx as nx
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from ._gc import without_gc
-from ._json import dumps
-from .extract import PIPELINE_VERSION
-from .model import Extraction
-from .namespace import DEFAULT_BASE
-from .rdf import jsonld_context, usage_table, write_rdf
-from .reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, read_state, unit_digests, write_state
-from ._lock import output_lock
-from .store import STORE_DIR, StoreLoader, StoreUpdater, compact_after
-from .graphio import records_to_jsonl, write_graph_json
-from .views import VIEWS
-from .viz import CardCache, page_html, render_html
+from kg._gc import without_gc
+from kg._json import dumps
+from kg.extract import PIPELINE_VERSION
+from kg.model import Extraction
+from kg.rdf.namespace import DEFAULT_BASE
+from kg.rdf.statements import jsonld_context, usage_table, write_rdf
+from kg.build.reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, read_state, unit_digests, write_state
+from kg.build.lock import output_lock
+from kg.rdf.store import STORE_DIR, StoreLoader, StoreUpdater, compact_after
+from kg.io.graphjson import records_to_jsonl, write_graph_json
+from kg.web.views import VIEWS
+from kg.web.viz import CardCache, page_html, render_html
 
 #: The file of each view in an output folder.
 VIEW_FILES = {"overview": "graph.html", "method-task": "methods-tasks.html", "dataset": "datasets.html",
@@ -81,7 +81,7 @@ def extractions_jsonl(extractions: Iterable[Extraction]) -> str:
 
 
 def _index_html(stats: dict, views: list[tuple[str, str, str]], files) -> str:
-    env = Environment(loader=FileSystemLoader(str(Path(__file__).parent / "templates")),
+    env = Environment(loader=FileSystemLoader(str(Path(__file__).parent.parent / "web" / "templates")),
                       autoescape=select_autoescape(["html"]))
     return env.get_template("index.html").render(stats=stats, views=views, files=files)
 
@@ -111,15 +111,15 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 
     With ``reuse``, the blocks of papers and entities unchanged since the build already
     in ``outdir`` are copied from its files and its store is updated, not rebuilt
-    (see :mod:`kg.reuse`; same bytes as without). ``report(message)`` hears how
+    (see :mod:`kg.build.reuse`; same bytes as without). ``report(message)`` hears how
     much was reused, or why nothing was. ``staging``, if given, is the :class:`Staging`
     folder of this build, made (and its JSON Lines files started) before the graph.
     ``keep(digests)``, if given, is one more job (see :data:`KEEP_JOB`), done by whichever
-    process is free: it writes the state the next build resolves from (:mod:`kg.kept`),
+    process is free: it writes the state the next build resolves from (:mod:`kg.build.kept`),
     with this build's digests of the units. ``known`` (unit -> digest) are the digests of
-    units unchanged since they were made (:func:`kg.reuse.unit_digests`).
+    units unchanged since they were made (:func:`kg.build.reuse.unit_digests`).
     ``store_compaction`` says when an updated store is compacted: ``auto`` once it
-    carries :data:`kg.store.COMPACT_AFTER_RUNS` table runs of updates, ``always`` or
+    carries :data:`kg.rdf.store.COMPACT_AFTER_RUNS` table runs of updates, ``always`` or
     ``never`` (a store loaded in full is always compacted)."""
     formats = rdf_formats(formats)
     compact_runs = compact_after(store_compaction)
@@ -156,7 +156,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         usage: dict = {}
 
         def usages() -> dict:
-            """The tasks' method usages (:func:`kg.rdf.usage_table`), made once for the digests
+            """The tasks' method usages (:func:`kg.rdf.statements.usage_table`), made once for the digests
             and the RDF blocks of whichever process writes them."""
             if not usage:
                 usage["table"] = usage_table(G)
@@ -455,7 +455,7 @@ class Staging:
     def __init__(self, outdir: str | Path):
         self.outdir = Path(outdir).resolve()
         self.outdir.parent.mkdir(parents=True, exist_ok=True)
-        # held until the outputs are swapped in or the build fails (kg._lock): another build's
+        # held until the outputs are swapped in or the build fails (kg.build.lock): another build's
         # recovery would take this build's folder for a killed build's leftovers
         self._lock = contextlib.ExitStack()
         self._lock.enter_context(output_lock(self.outdir))
@@ -621,7 +621,7 @@ class _Forked:
             except BaseException as exc:  # raised by next(), as a child's would be
                 self._messages.put(("error", exc))
             return
-        from ._fork import fork_held
+        from kg._fork import fork_held
 
         # forked with Ctrl-C held back (see kg._fork): one that came meanwhile stops the child
         fork_held(lambda mask: self._start(fn, mask), stop=lambda _: self.kill())
@@ -632,7 +632,7 @@ class _Forked:
         import signal
         import threading
 
-        from ._fork import child_started, prepare
+        from kg._fork import child_started, prepare
 
         parent = prepare()
         read, write = os.pipe()
@@ -737,7 +737,7 @@ def recover(outdir: Path) -> None:
     """Undo what a killed build left next to ``outdir``: put back the previous
     outputs if the kill fell between the two renames of the swap, and remove
     half-written temporary folders. Called under the folder's lock
-    (:func:`kg._lock.output_lock`): no other build is writing next to it."""
+    (:func:`kg.build.lock.output_lock`): no other build is writing next to it."""
     parent = outdir.parent
     for old in sorted(parent.glob(f".{outdir.name}.old-*")):
         prev = old / "prev"
@@ -765,5 +765,5 @@ def _swap(new: Path, outdir: Path) -> None:
 
 
 def write_html(page, path: str | Path) -> None:
-    """Write one page (HTML text, or a view from :func:`kg.viz.build_view`) atomically."""
+    """Write one page (HTML text, or a view from :func:`kg.web.viz.build_view`) atomically."""
     atomic_write(path, page if isinstance(page, str) else render_html(page))

@@ -1,4 +1,4 @@
-"""Named SPARQL queries shipped in ``kg/queries/*.rq`` (competency questions).
+"""Named SPARQL queries shipped in ``kg/rdf/queries/*.rq`` (competency questions).
 
 Each file opens with comment lines ``# title:``, ``# description:`` and one
 ``# param: NAME  help`` a parameter. Parameters are query variables set by
@@ -47,7 +47,7 @@ def _parse(name: str, text: str) -> NamedQuery:
 
 def list_named() -> list[NamedQuery]:
     """Every named query, sorted by name."""
-    root = resources.files("kg") / "queries"
+    root = resources.files("kg.rdf") / "queries"
     return sorted((_parse(p.name[:-3], p.read_text(encoding="utf-8")) for p in root.iterdir()
                    if p.name.endswith(".rq")), key=lambda q: q.name)
 

@@ -60,8 +60,8 @@ def _folder_id(path: str) -> tuple[int, int] | None:
 def _worker(store_dir: str, conn) -> None:  # pragma: no cover - runs in a child process
     import pyoxigraph as ox
 
-    from .namespace import QUERY_PREFIXES
-    from .sparql_results import MEDIA, serialize_boolean, serialize_solutions
+    from kg.rdf.namespace import QUERY_PREFIXES
+    from kg.rdf.results import MEDIA, serialize_boolean, serialize_solutions
 
     opened = _folder_id(store_dir)
     store = ox.Store.read_only(store_dir)
@@ -345,7 +345,7 @@ class _Server(ThreadingHTTPServer):
 def make_server(outdir: str | Path, host: str = "127.0.0.1", port: int = 8000, timeout: float = DEFAULT_TIMEOUT,
                 workers: int = 2, max_rows: int = DEFAULT_MAX_ROWS) -> tuple[_Server, WorkerPool]:
     """A ready server (not yet serving) and its worker pool; call ``serve_forever``."""
-    from .store import store_path
+    from kg.rdf.store import store_path
 
     outdir = Path(outdir).resolve()
     store = store_path(outdir)

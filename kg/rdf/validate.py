@@ -7,7 +7,7 @@ from pathlib import Path
 import pyshacl
 from rdflib import Graph
 
-from .namespace import ontology_dir
+from kg.rdf.namespace import ontology_dir
 
 
 @dataclass(frozen=True)

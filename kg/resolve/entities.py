@@ -19,10 +19,10 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from operator import attrgetter
 
-from ._gc import without_gc
-from ._unionfind import UnionFind
-from .model import Entity, Extraction, Mention, Paper, Record, Relation
-from .text import GENERIC_TAIL, SMALL_WORDS, compact_key, iri_slug, label_slug, norm_words, normalize_github, stem_bag, text_hash
+from kg._gc import without_gc
+from kg._unionfind import UnionFind
+from kg.model import Entity, Extraction, Mention, Paper, Record, Relation
+from kg.text import GENERIC_TAIL, SMALL_WORDS, compact_key, iri_slug, label_slug, norm_words, normalize_github, stem_bag, text_hash
 
 ROLE_PREDICATE = {"proposed": "proposes", "used": "usesMethod"}
 TYPE_PREDICATE = {"Task": "addressesTask", "Dataset": "usesDataset", "CodeRepository": "hasCode"}

@@ -93,4 +93,4 @@ def ontology_dir() -> Path:
     packaged = Path(str(resources.files("kg"))) / "_ontology"
     if (packaged / "kg.ttl").is_file():
         return packaged
-    return Path(__file__).resolve().parent.parent / "ontology"
+    return Path(__file__).resolve().parents[2] / "ontology"

@@ -22,8 +22,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pyvis.network import Network
 from pyvis.node import Node
 
-from .layout import layout_pairs
-from .views import VIEWS, best_connected, degrees, ego_graph, induced, member_names, view_graph
+from kg.web.layout import layout_pairs
+from kg.web.views import VIEWS, best_connected, degrees, ego_graph, induced, member_names, view_graph
 
 #: Colour and shape of each node type (also the legend).
 STYLE = {
@@ -167,7 +167,7 @@ def _edge_title(key: str, shared: list[str], count: int) -> str:
 
 
 def view_positions(H: nx.MultiDiGraph) -> dict:
-    """Positions of a view's nodes from the numpy layout (:mod:`kg.layout`). Venues
+    """Positions of a view's nodes from the numpy layout (:mod:`kg.web.layout`). Venues
     link to every paper: they stay out of the forces, each at its papers' centre."""
     venues = [n for n, d in H.nodes(data=True) if d["type"] == "Venue"]
     core = [n for n, d in H.nodes(data=True) if d["type"] != "Venue"]
@@ -209,7 +209,7 @@ def edge_records(G: nx.MultiDiGraph, H: nx.MultiDiGraph, deg: dict, budget: int)
 def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = None, depth: int = 2,
                budget: int = NODE_BUDGET, title: str | None = None, edge_budget: int | None = None,
                cards: dict | None = None) -> Network:
-    """A pyvis ``Network`` of one view of ``G`` (see :mod:`kg.views`), or of the
+    """A pyvis ``Network`` of one view of ``G`` (see :mod:`kg.web.views`), or of the
     ego graph of ``focus`` (``depth`` hops).
 
     ``cards``, if given, a :class:`CardCache` of ``G``, keeps node cards (and the
@@ -326,7 +326,7 @@ def venue_groups(papers: dict[str, int], limit: int = SERIES_CONTROLS) -> list[t
     >>> venue_groups({"ICML 2024": 3, "ICML 2025": 1, "UAI 2020": 2, "COLT 2019": 1}, limit=2)
     [('ICML', ['ICML 2024', 'ICML 2025']), ('UAI', ['UAI 2020']), ('other venues', ['COLT 2019'])]
     """
-    from .fieldmap import venue_series
+    from kg.web.fieldmap import venue_series
 
     members: dict[str, list[str]] = {}
     count: dict[str, int] = {}
@@ -348,7 +348,7 @@ def series_controls(data: dict, limit: int = SERIES_CONTROLS) -> list[tuple[str,
     >>> series_controls({"series": ["A", "B", "C"], "papers": [["p", "B 2020", 2020, "x"]]}, limit=1)
     [('B', '1'), ('other venues', '0,2')]
     """
-    from .fieldmap import venue_series
+    from kg.web.fieldmap import venue_series
 
     papers = {s: 0 for s in data["series"]}
     for _, venue, _, _ in data["papers"]:
@@ -359,8 +359,8 @@ def series_controls(data: dict, limit: int = SERIES_CONTROLS) -> list[tuple[str,
 
 
 def render_map(G: nx.MultiDiGraph, title: str | None = None, data: dict | None = None) -> str:
-    """The field map of ``G`` (:mod:`kg.fieldmap`) as one self-contained page."""
-    from .fieldmap import CONCEPTS, generate_map, opening_size, trend_svg
+    """The field map of ``G`` (:mod:`kg.web.fieldmap`) as one self-contained page."""
+    from kg.web.fieldmap import CONCEPTS, generate_map, opening_size, trend_svg
 
     data = data if data is not None else generate_map(G)
     env = Environment(loader=FileSystemLoader(str(Path(__file__).parent / "templates")),
@@ -388,7 +388,7 @@ def page_html(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = No
     map of the field (:func:`render_map`); a ``focus`` gives the ego view around it;
     the other views are drawn by :func:`build_view`."""
     if focus is None and view == "overview":
-        from .fieldmap import generate_map, opening_size
+        from kg.web.fieldmap import generate_map, opening_size
 
         data = generate_map(G)
         shown = opening_size(data)
