@@ -21,13 +21,12 @@ from pathlib import Path
 
 import networkx as nx
 
-from kg.resolve import algorithms as alg
-from kg.extract import extract_records
-from kg.resolve.graph import build_graph, nodes_of_type
-from kg.ingest import read_records, sample_paths
+from kg.build import pipeline
 from kg.model import Extraction, Record
 from kg.rdf.namespace import DEFAULT_BASE, QUERY_PREFIXES
-from kg.resolve.entities import resolve
+from kg.resolve import algorithms as alg
+from kg.resolve.graph import nodes_of_type
+
 
 @dataclass(frozen=True, slots=True)
 class Node:
@@ -65,7 +64,7 @@ class HtmlView:
                 f'style="width: 100%; height: {int(self.height)}px; border: 1px solid #ddd"></iframe>')
 
     def save(self, path: str | Path) -> Path:
-        from kg.build.outputs import atomic_write
+        from kg.build.staging import atomic_write
 
         atomic_write(path, self.html)
         return Path(path)
@@ -113,12 +112,13 @@ class KnowledgeGraph:
         >>> len(KnowledgeGraph.build().papers())
         68
         """
-        return cls._from(read_records(sample_paths() if sources is None else sources), base)
+        return cls._from(pipeline.read(sources), base)
 
     @classmethod
     def _from(cls, records: list[Record], base: str) -> "KnowledgeGraph":
-        extractions = list(extract_records(records))
-        return cls(build_graph(resolve(records, extractions)), records, extractions, base)
+        """The stages of ``kg build`` (:mod:`kg.build.pipeline`) after ingest, in memory."""
+        extractions = pipeline.extract(records)
+        return cls(pipeline.resolve(records, extractions), records, extractions, base)
 
     @classmethod
     def from_records(cls, records: Iterable[dict], base: str = DEFAULT_BASE) -> "KnowledgeGraph":
@@ -138,7 +138,7 @@ class KnowledgeGraph:
         >>> len(kg2.papers_for("GSU"))
         2
         """
-        return self._from(self.records + read_records(sources), self.base)
+        return self._from(self.records + pipeline.read(sources), self.base)
 
     # ------------------------------------------------------------------ saving
     def save(self, outdir: str | Path, rdf: tuple[str, ...] = ("ttl", "nt", "jsonld")) -> dict:

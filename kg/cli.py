@@ -7,10 +7,7 @@ not be read or written (disk full, permissions), 130 interrupted.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -52,7 +49,7 @@ def _inputs(paths: list[str]):
 
 #: Set by :func:`run` for ``kg build``: the process ends with ``os._exit`` once the command
 #: returns, so a build leaves its records, extractions and graph in :data:`_LEFT_TO_THE_OS`
-#: instead of freeing them as :func:`_build` returns (millions of objects: 4 s at 100k
+#: instead of freeing them as :func:`cmd_build` returns (millions of objects: 4 s at 100k
 #: abstracts, for memory the operating system takes back in one go).
 _ENDING = False
 _LEFT_TO_THE_OS: list = []
@@ -62,121 +59,30 @@ def cmd_build(args) -> int:
     import gc
 
     from kg._gc import freeze_after_pauses
-    from kg.build.lock import output_lock
+    from kg.build.pipeline import BuildOptions, build
 
+    options = BuildOptions(workers=args.workers, cache=args.cache, use_cache=not args.no_cache, dask=args.dask,
+                           skip_invalid=args.skip_invalid, base=args.base, formats=tuple(args.rdf.split(",")),
+                           store_compaction=args.store_compaction)
     # The records, extractions and graph live until the build ends: once made, the collector
     # need not walk them again (see kg._gc). Undone for callers that go on in this process.
     freeze_after_pauses()
     try:
-        with output_lock(args.out):  # before extraction: a second build into the folder fails at once
-            return _build(args)
+        built = build(args.inputs, args.out, options, log=lambda line: _log(args, line), warn=_warn,
+                      progress=_progress(args, "extract"))
     finally:
         freeze_after_pauses(False)
         gc.unfreeze()
-
-
-def _load_kept_state(cache, out) -> tuple:
-    """(the kept state of the last build into ``out`` or None, where this build's state
-    goes or None, the log line saying which)."""
-    from kg.extract.cache import default_cache_dir
-    from kg.build.kept import load_kept, signing_key, state_path
-
-    t = time.perf_counter()
-    previous, kept_path = None, state_path(cache.folder, out)
-    try:
-        signing_key(default_cache_dir())  # made now if need be: a build that cannot sign keeps nothing
-        previous, why = load_kept(kept_path, default_cache_dir())
-    except OSError as exc:
-        kept_path, why = None, f"no signing key in {default_cache_dir()}: {exc.strerror}"
-    took = time.perf_counter() - t
-    line = (f"kept     none ({why})  {took:.2f}s" if previous is None
-            else f"kept     {len(previous.papers):,} papers' state loaded  {took:.2f}s")
-    return previous, kept_path, line
-
-
-def _build(args) -> int:
-    from kg.resolve.algorithms import edge_count
-    from kg.build.outputs import Staging, rdf_formats, write_outputs
-    from kg.extract import extract_first
-    from kg.ingest import read_records
-    from kg.build.kept import resolve_graph, save_kept
-    t0 = time.perf_counter()
-    formats = rdf_formats(args.rdf.split(","))  # a typo fails now, not after extraction
-    sources = _inputs(args.inputs)
-    records = read_records(sources, skip_invalid=args.skip_invalid, report=_warn)
-    _log(args, f"ingest   {len(records)} records from {len(sources)} file(s)  {time.perf_counter() - t0:.2f}s")
-    t = time.perf_counter()
-    cache = identities = None
-    if not args.no_cache:
-        from kg.extract.cache import ExtractionCache, default_cache_dir
-
-        cache = ExtractionCache(args.cache or default_cache_dir())
-        identities = {}  # each record's extraction identity: what the kept resolution compares
-    with contextlib.ExitStack() as stack:
-        client = None
-        if args.dask:
-            from kg.extract.dask_cluster import dask_client
-
-            client = stack.enter_context(dask_client(args.dask, args.workers))
-            _log(args, f"dask     {len(client.scheduler_info().get('workers', ()))} workers at {args.dask}")
-        first = extract_first(records, workers=args.workers, cache=cache, dask=client,
-                              progress=_progress(args, "extract"), identities=identities)
-        # With a cache (a kept state to load) and fork, the corpus-name pass runs in the child that
-        # writes the JSON Lines files, while this process loads the kept state; else here, now
-        extractions = None if cache is not None and client is None and hasattr(os, "fork") else list(first.finish())
-    hits = f", {cache.hits} cached" if cache is not None and cache.hits else ""
-    if cache is not None:
-        cache.close()  # the child opens its own connection
-
-    def extracted(seconds: float) -> None:
-        _log(args, f"extract  {sum(len(e.mentions) for e in extractions)} mentions{hits}  {seconds:.2f}s")
-    seconds = time.perf_counter() - t
-    if extractions is not None:
-        extracted(seconds)
-    t = time.perf_counter()
-    with Staging(args.out) as staging:
-        # the JSON Lines files need no graph: a forked child writes them while this process resolves
-        if extractions is None:
-            staging.start(None, records, corpus=first)
-        else:
-            staging.start(extractions, records)
-        keep = None
-        # the last build's graph, from which unchanged papers are taken (kg.build.kept); loaded after the
-        # JSON Lines child is forked: loaded before, its pages would be shared with the child, and
-        # the resolution, which writes to them, would copy each first
-        previous, kept_path, kept_line = _load_kept_state(cache, args.out) if cache is not None else (None, None, None)
-        if extractions is None:  # the corpus-name pass's additions, from the child
-            t_wait = time.perf_counter()
-            extractions = first.apply(staging.additions())
-            extracted(seconds + time.perf_counter() - t_wait)  # the first pass, and the wait for the rest
-        first = None
-        if kept_line is not None:
-            _log(args, kept_line)
-        res = resolve_graph(records, extractions, identities, previous)
-        previous = None  # its graph's unchanged parts live on in the new one
-        G = res.G
-        if kept_path is not None:
-            keep = functools.partial(save_kept, kept_path, res.kept, default_cache_dir())
-        again = f" ({res.resolved:,} of {res.papers:,} papers resolved, the others kept)" if res.resolved < res.papers else ""
-        _log(args, f"resolve  {G.number_of_nodes()} nodes, {edge_count(G)} edges{again}  {time.perf_counter() - t:.2f}s")
-        t = time.perf_counter()
-        timings: dict = {}
-        stats = write_outputs(G, extractions, args.out, base=args.base, n_records=len(records), records=records,
-                              timings=timings, formats=formats, reuse=not args.no_cache,
-                              store_compaction=args.store_compaction,
-                              report=lambda message: _log(args, message), staging=staging, keep=keep,
-                              known=res.known)
-    parts = ", ".join(f"{k} {v:.2f}s" for k, v in timings.items())
-    _log(args, f"write    {args.out}/ ({stats['triples']} triples; {parts})  {time.perf_counter() - t:.2f}s")
-    counts = ", ".join(f"{n} {t}" for t, n in stats["nodes"].items())
-    print(f"built {args.out}: {counts}; total {time.perf_counter() - t0:.2f}s")
+    counts = ", ".join(f"{n} {t}" for t, n in built.stats["nodes"].items())
+    print(f"built {args.out}: {counts}; total {built.seconds:.2f}s")
     if _ENDING:  # the process ends next: freeing the graph object by object took 4 s at 100k
-        _LEFT_TO_THE_OS.append((records, extractions, G))
+        _LEFT_TO_THE_OS.append(built)
     return EXIT_OK
 
 
 def cmd_extract(args) -> int:
-    from kg.build.outputs import atomic_write, extractions_jsonl
+    from kg.build.jsonl import extractions_jsonl
+    from kg.build.staging import atomic_write
     from kg.extract import extract_records
     from kg.ingest import read_records
 

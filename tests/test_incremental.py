@@ -16,7 +16,8 @@ from kg.extract import extract_records
 from kg.resolve.graph import build_graph
 from kg.ingest import read_records, sample_paths
 from kg.model import Record
-from kg.build.outputs import Staging, write_outputs
+from kg.build.outputs import write_outputs
+from kg.build.staging import Staging
 from kg.resolve.entities import resolve
 from kg.rdf.namespace import DEFAULT_BASE
 from kg.build.reuse import STATE_FILE, read_state
@@ -160,66 +161,12 @@ def test_a_failed_incremental_build_leaves_the_previous_outputs(tmp_path, monkey
     assert not list(tmp_path.glob(".out.tmp-*"))
 
 
-def hold(monkeypatch, name: str, in_child: bool, seconds: float) -> None:
-    """Make ``kg.build.outputs.<name>`` (still the real function) wait ``seconds`` first when it
-    runs in the block writer's forked child (``in_child``) or in this process: which of
-    the two takes a shared job (graph.json) depends on which is free first."""
-    import time
-
-    import kg.build.outputs
-
-    real, me = getattr(kg.build.outputs, name), os.getpid()
-
-    def held(*args, **kwargs):
-        if (os.getpid() != me) == in_child:
-            time.sleep(seconds)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(kg.build.outputs, name, held)
-
-
-def writer_of_graph_json(monkeypatch, tmp_path: Path) -> Path:
-    """A file that will hold the pid of the process that writes graph.json."""
-    import kg.build.outputs
-
-    real, mark = kg.build.outputs.write_graph_json, tmp_path / "json-pid"
-
-    def marked(*args, **kwargs):
-        mark.write_text(str(os.getpid()))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(kg.build.outputs, "write_graph_json", marked)
-    return mark
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("by_child", [True, False])
-def test_graph_json_by_either_process_gives_the_files_of_a_full_build(tmp_path, monkeypatch, by_child):
-    """In a rebuild, graph.json (and then the build state) is written by whichever of the
-    build process and the block writer's child is free first; the bytes are the same."""
-    records = corpus(60, 4)
-    inc, full = tmp_path / "inc", tmp_path / "full"
-    build(records[:45], inc)
-    build(records, full, reuse=False)
-    mark = writer_of_graph_json(monkeypatch, tmp_path)
-    if by_child:
-        hold(monkeypatch, "draw_view", in_child=False, seconds=0.5)  # this process is busy drawing
-    else:
-        hold(monkeypatch, "write_rdf", in_child=True, seconds=4.0)  # the child is busy copying
-    said = build(records, inc)
-    assert (int(mark.read_text()) != os.getpid()) == by_child
-    assert reused(said)[0] > 0, said
-    assert files(inc) == files(full)
-    assert triples(inc) == triples(full)
-    assert read_state(inc, DEFAULT_BASE, ["nt", "json.nodes", "json.links"])[0] is not None  # the next build reuses
-
-
-@pytest.mark.parametrize("part, in_child", [("write_rdf", True), ("write_graph_json", False),
-                                            ("write_graph_json", True)])
+@pytest.mark.parametrize("part, in_child", [("write_rdf", True), ("write_graph_json", True),
+                                            ("draw_view", False)])
 def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkeypatch, part, in_child):
-    """The RDF blocks of an incremental build are written in a forked child, graph.json in
-    whichever process is free first: an error of either (a full disk here) is the build's,
-    and the previous outputs stay."""
+    """The blocks of an incremental build are written in a forked child, the views in the
+    build process: an error of either (a full disk here) is the build's, and the previous
+    outputs stay."""
     import errno
 
     import kg.build.outputs
@@ -228,11 +175,6 @@ def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkey
     out = tmp_path / "out"
     build(records[:30], out)
     before = files(out)
-    if part == "write_graph_json":  # the other process is kept busy, so that this one takes it
-        if in_child:
-            hold(monkeypatch, "draw_view", in_child=False, seconds=0.5)
-        else:
-            hold(monkeypatch, "write_rdf", in_child=True, seconds=4.0)
 
     def full_disk(*args, **kwargs):
         (tmp_path / "pid").write_text(str(os.getpid()))
@@ -252,7 +194,7 @@ def test_the_child_process_sends_its_messages_without_waiting_for_the_parent(tmp
     to the JSON Lines: a parent busy drawing views must not hold it at a full pipe."""
     import time
 
-    from kg.build.outputs import _Forked
+    from kg.build.forked import Forked
 
     after = tmp_path / "after"
 
@@ -262,7 +204,7 @@ def test_the_child_process_sends_its_messages_without_waiting_for_the_parent(tmp
         send(2)
         raise ValueError("then an error")
 
-    writer = _Forked(child)
+    writer = Forked(child)
     deadline = time.monotonic() + 30
     while not after.exists() and time.monotonic() < deadline:  # the parent reads nothing meanwhile
         time.sleep(0.01)
@@ -280,7 +222,7 @@ def test_a_message_sent_now_is_taken_as_it_arrives_the_others_in_order(tmp_path)
     import threading
     import time
 
-    from kg.build.outputs import _Forked
+    from kg.build.forked import Forked
 
     got, arrived = [], threading.Event()
 
@@ -297,37 +239,15 @@ def test_a_message_sent_now_is_taken_as_it_arrives_the_others_in_order(tmp_path)
         send("bad", now=True)
         return 3
 
-    writer = _Forked(child, on_now=on_now)
+    writer = Forked(child, on_now=on_now)
     assert arrived.wait(30)  # while the parent has not asked for anything
     assert got[0] == {"ranges": [(0, 5)]}
     assert writer.next() == 1 and writer.next() == 2
     with pytest.raises(KeyError, match="refused"):
         writer.next()
     assert writer.done and got == [{"ranges": [(0, 5)]}, "bad"]
-    plain = _Forked(lambda send: send("x", now=True) or 4)  # without on_now: an ordinary message
+    plain = Forked(lambda send: send("x", now=True) or 4)  # without on_now: an ordinary message
     assert plain.next() == "x" and plain.next() == 4
-
-
-def test_views_are_shared_between_the_build_and_its_child_each_drawn_once():
-    """Whichever process is free takes the next view: every item is taken exactly once."""
-    from kg.build.outputs import _Forked, _Shared
-
-    shared = _Shared(range(200))
-
-    def child(send):
-        mine = []
-        while (item := shared.take()) is not None:
-            mine.append(item)
-        return mine
-
-    writer = _Forked(child)
-    mine = []
-    while (item := shared.take()) is not None:
-        mine.append(item)
-    theirs = writer.next()
-    shared.close()
-    assert sorted(mine + theirs) == list(range(200))
-    assert mine == sorted(mine) and theirs == sorted(theirs)  # each takes them in order
 
 
 def test_without_fork_the_blocks_are_written_in_the_build_process(tmp_path, monkeypatch):

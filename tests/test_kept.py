@@ -12,7 +12,8 @@ import pytest
 from kg.extract import extract_records
 from kg.extract.cache import ExtractionCache
 from kg.resolve.graph import build_graph
-from kg.build.kept import MAGIC, load_kept, resolve_graph, save_kept, state_path
+from kg.build.kept import resolve_graph
+from kg.build.kept_files import MAGIC, load_kept, save_kept, state_path
 from kg.model import Record
 from kg.resolve.entities import resolve
 from kg.build.reuse import unit_digests
@@ -225,8 +226,8 @@ def test_a_build_writes_only_what_changed_until_much_has_changed(tmp_path, monke
     """After a full state, a build that changed few papers writes a delta next to it (the
     full state untouched); each delta holds all changes since the full state; once more
     papers changed than DELTA_MAX_SHARE allows, the full state is written again."""
-    import kg.build.kept as kept_mod
-    from kg.build.kept import delta_path
+    import kg.build.kept_files as kept_mod
+    from kg.build.kept_files import delta_path
 
     rng = random.Random(11)
     monkeypatch.setattr(kept_mod, "DELTA_MAX_SHARE", 1.0)  # a small corpus: renames touch many of its papers
@@ -264,8 +265,8 @@ def test_a_build_writes_only_what_changed_until_much_has_changed(tmp_path, monke
 def test_a_delta_that_is_not_of_the_full_state_is_left_out(tmp_path, monkeypatch):
     """A delta whose full state was replaced (or that does not verify) is ignored: the
     full state alone is an older, still valid, state."""
-    import kg.build.kept as kept_mod
-    from kg.build.kept import delta_path
+    import kg.build.kept_files as kept_mod
+    from kg.build.kept_files import delta_path
 
     monkeypatch.setattr(kept_mod, "DELTA_MAX_SHARE", 1.0)
 
@@ -291,7 +292,7 @@ def test_a_delta_that_is_not_of_the_full_state_is_left_out(tmp_path, monkeypatch
 def test_a_method_that_vanishes_and_comes_back_has_only_its_new_papers(tmp_path, monkeypatch):
     """Through deltas: a method proposed by one paper, gone with it, then proposed by
     another: its derived relation names only the new paper."""
-    import kg.build.kept as kept_mod
+    import kg.build.kept_files as kept_mod
 
     monkeypatch.setattr(kept_mod, "DELTA_MAX_SHARE", 1.0)
     cache = ExtractionCache(tmp_path / "cache")
@@ -319,7 +320,7 @@ def test_a_signed_state_that_does_not_unpickle_and_old_temporary_files(tmp_path)
     import os
     import time
 
-    from kg.build.kept import signing_key
+    from kg.build.kept_files import signing_key
 
     cache = ExtractionCache(tmp_path / "cache")
     records = corpus(5, 4)

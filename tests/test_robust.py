@@ -19,7 +19,7 @@ from kg.resolve.graph import build_graph
 from kg.ingest import read_records, sample_paths
 from kg.model import Record
 from kg.extract import extract_records
-from kg.build.outputs import recover
+from kg.build.staging import recover
 from kg.rdf.statements import to_jsonld, to_ntriples, to_turtle
 from kg.resolve.entities import resolve
 from kg.text import iri_slug, norm_key
@@ -116,12 +116,12 @@ _HOLDER = """
 import os, sys, time
 from kg.build.lock import output_lock
 from kg.extract import _pool
-from kg.build.outputs import _Forked
+from kg.build.forked import Forked
 
 with output_lock(sys.argv[1]):
     pool = _pool(1)
     worker = pool.apply(os.getpid)
-    writer = _Forked(lambda send: time.sleep(60))
+    writer = Forked(lambda send: time.sleep(60))
     print(worker, writer.pid, flush=True)
     time.sleep(60)
 """

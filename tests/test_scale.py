@@ -211,9 +211,9 @@ def test_unreachable_dask_scheduler_is_a_clear_error():
 
 def _in_child(first):
     """``first.run_in_child()`` in a real forked child (as ``kg build`` runs it), its additions back."""
-    from kg.build.outputs import _Forked
+    from kg.build.forked import Forked
 
-    return _Forked(lambda send: first.run_in_child()).next()
+    return Forked(lambda send: first.run_in_child()).next()
 
 
 @pytest.mark.slow
@@ -247,7 +247,8 @@ def test_corpus_name_pass_of_the_json_lines_child(tmp_path, monkeypatch):
     """Staging's child runs the pass, then writes extractions.jsonl from what it then has:
     the file this process would write; without fork (Windows), the same, run here."""
     from kg.extract import extract_first
-    from kg.build.outputs import Staging, extractions_jsonl
+    from kg.build.jsonl import extractions_jsonl
+    from kg.build.staging import Staging
 
     recs = corpus(20) + [_using(1, "ZorbNet"), _defining(2, "ZorbNet")]
     want = extractions_jsonl(extract_records(recs))

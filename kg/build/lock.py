@@ -9,7 +9,7 @@ build fails at once with :class:`OutputsBusy` naming the folder and the process
 that holds it. Where there is no ``fcntl`` (Windows) nothing is locked.
 
 Nested holds in one process (``kg build`` locks before extraction, and the
-:class:`kg.build.outputs.Staging` of the same build locks again) are counted, not
+:class:`kg.build.staging.Staging` of the same build locks again) are counted, not
 refused. Forked children inherit the descriptor; a build's children close it
 (:func:`drop_inherited`, where they die with the build: :mod:`kg._fork`), so that
 the lock ends with the build process itself.

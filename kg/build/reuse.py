@@ -336,19 +336,6 @@ class Blocks:
         i = COLUMN[slot]
         row[i], row[i + 1] = start, sink.pos
 
-    def merge_rows(self, rdf_units: dict[str, list]) -> None:
-        """This build's rows: those of its RDF pass, made by another process
-        (``rdf_units``), with the graph.json slots of this one's."""
-        columns = [COLUMN[slot] for slot in SLOTS if slot.startswith("json.")]
-        for unit, row in self.units.items():
-            other = rdf_units.get(unit)
-            if other is None:
-                rdf_units[unit] = row
-                continue
-            for i in columns:
-                other[i], other[i + 1] = row[i], row[i + 1]
-        self.units = rdf_units
-
     # -- what changed (for the store)
     def changed_triples(self, old_nt: str | Path, new_nt: str | Path) -> tuple[list, list]:
         """(what to remove from the last build's store, what to add to it), each a list of
