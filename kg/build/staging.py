@@ -1,0 +1,168 @@
+"""The folder a build writes into, and the swap that puts it in place of the outputs.
+
+Everything is written into a temporary sibling folder first and swapped in
+at the end, so a failed build never leaves a half-written output folder and
+the previous outputs stay intact until the new ones are complete.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from kg.build.forked import Forked
+from kg.build.jsonl import write_jsonl
+from kg.build.lock import output_lock
+from kg.model import Extraction
+
+
+def atomic_write(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class Staging:
+    """The temporary sibling folder a build writes its outputs into, swapped in whole
+    by :func:`write_outputs` (made on creation, after :func:`recover`). Made before the
+    graph, it lets the files that need only the records and the extractions
+    (``extractions.jsonl``, ``records.jsonl``) be written by a forked child while this
+    process resolves the graph on the other core (:meth:`start`). Used as a context
+    manager, it is removed if the build fails before :func:`write_outputs` swapped it in.
+
+    >>> import tempfile; from pathlib import Path
+    >>> out = Path(tempfile.mkdtemp()) / "out"
+    >>> with Staging(out) as st:
+    ...     st.start([], None)
+    >>> st.wait()["early:jsonl"] >= 0, sorted(p.name for p in st.tmp.iterdir())
+    (True, ['extractions.jsonl'])
+    >>> st.abort(); st.tmp.exists()
+    False
+    """
+
+    def __init__(self, outdir: str | Path):
+        self.outdir = Path(outdir).resolve()
+        self.outdir.parent.mkdir(parents=True, exist_ok=True)
+        # held until the outputs are swapped in or the build fails (kg.build.lock): another build's
+        # recovery would take this build's folder for a killed build's leftovers
+        self._lock = contextlib.ExitStack()
+        self._lock.enter_context(output_lock(self.outdir))
+        try:
+            recover(self.outdir)
+            self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.outdir.name}.tmp-", dir=self.outdir.parent))
+        except BaseException:
+            self.release()
+            raise
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.tmp, 0o777 & ~umask)
+        self.started: tuple[str, ...] = ()
+        self._child: Forked | None = None
+        self._pass_pending = False  # the child runs a corpus-name pass whose additions are not taken yet
+        self._pass_seconds: float | None = None  # the seconds it took, once taken
+
+    def start(self, extractions: list[Extraction] | None, records, corpus=None) -> None:
+        """Write ``extractions.jsonl`` and ``records.jsonl`` in a forked child, now. Given
+        ``corpus`` (a :class:`kg.extract.CorpusPass`) instead of the ``extractions``, the
+        child first runs that corpus-name pass, whose additions :meth:`additions` gives
+        this process, and writes the extractions it then has."""
+        tmp = self.tmp
+
+        def child(send) -> float:
+            final = extractions
+            if corpus is not None:
+                t = time.perf_counter()
+                additions = corpus.run_in_child()
+                send((additions, time.perf_counter() - t))
+                final = corpus.extractions()
+            t = time.perf_counter()
+            for name in ("extractions.jsonl", "records.jsonl"):
+                write_jsonl(tmp, name, final, records)
+            return time.perf_counter() - t
+
+        self.started = ("extractions.jsonl", "records.jsonl")
+        self._child = Forked(child)
+        self._pass_pending = corpus is not None
+
+    def additions(self) -> list:
+        """What the child's corpus-name pass added to each text (see :meth:`start`): waits for it."""
+        if self._child is None or not self._pass_pending:
+            raise RuntimeError("no corpus-name pass is under way in the child")
+        additions, self._pass_seconds = self._child.next()
+        self._pass_pending = False
+        return additions
+
+    def wait(self) -> dict:
+        """Wait for the files :meth:`start` began (raising the child's error, if any);
+        returns the seconds they took, as timings."""
+        if self._child is None:
+            return {}
+        if self._pass_pending:
+            self.additions()  # the pass's message comes first
+        child, self._child = self._child, None
+        out = {"early:jsonl": child.next()}
+        if self._pass_seconds is not None:
+            out["early:corpus-pass"] = self._pass_seconds
+        return out
+
+    def abort(self) -> None:
+        """Stop the child and remove the folder (a failed build)."""
+        if self._child is not None:
+            self._child.kill()
+            self._child = None
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        self.release()
+
+    def release(self) -> None:
+        """Let another build into the output folder (once this one is swapped in or failed)."""
+        self._lock.close()  # a second call does nothing
+
+    def __enter__(self) -> "Staging":
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        if kind is not None:
+            self.abort()
+        self.release()
+
+
+def recover(outdir: Path) -> None:
+    """Undo what a killed build left next to ``outdir``: put back the previous
+    outputs if the kill fell between the two renames of the swap, and remove
+    half-written temporary folders. Called under the folder's lock
+    (:func:`kg.build.lock.output_lock`): no other build is writing next to it."""
+    parent = outdir.parent
+    for old in sorted(parent.glob(f".{outdir.name}.old-*")):
+        prev = old / "prev"
+        if prev.is_dir() and not outdir.exists():
+            os.rename(prev, outdir)
+        shutil.rmtree(old, ignore_errors=True)
+    for tmp in parent.glob(f".{outdir.name}.tmp-*"):
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def swap(new: Path, outdir: Path) -> None:
+    """Put ``new`` in place of ``outdir``; the old folder is removed only after."""
+    old = None
+    if outdir.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.old-", dir=outdir.parent))
+        os.rename(outdir, old / "prev")
+    try:
+        os.rename(new, outdir)
+    except BaseException:
+        if old is not None:
+            os.rename(old / "prev", outdir)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
