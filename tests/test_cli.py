@@ -113,8 +113,7 @@ def test_the_kg_program_leaves_a_build_to_the_os_and_a_caller_gets_it_freed(tmp_
     monkeypatch.setattr(kg.cli, "_ENDING", True)
     assert main(["build", str(good), "--out", str(tmp_path / "b"), "--no-cache", "-q"]) == 0
     (left,) = kg.cli._LEFT_TO_THE_OS
-    records, extractions, G = left
-    assert [r.doc for r in records] == ["a"] and "paper/" in next(iter(G.nodes))
+    assert [r.doc for r in left.records] == ["a"] and "paper/" in next(iter(left.graph.nodes))
     # the program itself: a build that exits 0 and writes its outputs
     r = subprocess.run([sys.executable, "-c", "import sys; sys.argv = ['kg'] + sys.argv[1:]; "
                         "from kg.cli import run; run()", "build", str(good), "--out", str(tmp_path / "c"),

@@ -108,30 +108,6 @@ def test_corpus_name_pass_with_a_cache_in_two_workers(tmp_path, monkeypatch):
     cache.close()
 
 
-@pytest.mark.slow
-def test_one_worker_fewer_while_cached_results_are_decoded(tmp_path, monkeypatch):
-    """When the build process's decoding of cached results outlasts one worker's spaCy pass,
-    one process fewer is forked (the decoding keeps a core busy): the same results."""
-    sizes = []
-    real_pool = extract._pool
-
-    def pool(workers):  # the real pool; its size noted
-        sizes.append(workers)
-        return real_pool(workers)
-
-    monkeypatch.setattr(extract, "_pool", pool)
-    cache = ExtractionCache(tmp_path)
-    base, grown = corpus(300), corpus(520)
-    list(extract_records(base, cache=cache))
-    monkeypatch.setattr(extract, "DECODE_COST", 1.0)  # 300 cached results outlast 220 new texts
-    monkeypatch.setattr(extract, "PIPELINE_COST", 0)
-    assert list(extract_records(grown, cache=cache, workers=2)) == list(extract_records(grown))
-    monkeypatch.setattr(extract, "DECODE_COST", 0.1)  # they do not: both workers
-    assert list(extract_records(corpus(740), cache=cache, workers=2)) == list(extract_records(corpus(740)))
-    assert sizes == [1, 2]
-    cache.close()
-
-
 def test_corpus_name_pass_results_go_with_their_lexicon(tmp_path):
     cache = ExtractionCache(tmp_path)
     cache.KEEP_LEXICONS = 1
