@@ -3,15 +3,13 @@
 Resolution, graph building and output writing allocate millions of small
 containers that live to the end of the build. Each automatic collection walks
 every tracked object of the older generations again, so these stages spent
-about half their time in the collector (20k abstracts: resolve 6.0 -> 2.9 s,
-graph 2.7 -> 0.7 s). Reference counting still frees what they drop; the few
+about half their time in the collector. Reference counting still frees what they drop; the few
 reference cycles (networkx views) wait for the next collection after the pause.
 
 A one-shot process whose stages' results live to its end (``kg build``) can also
 ask, with :func:`freeze_after_pauses`, that what a pause leaves behind be frozen
 (moved where the collector never looks) as the pause ends: else the first
-collection after it walks every object the stage made, as young objects (100k
-abstracts: 3.2 s in three such walks).
+collection after it walks every object the stage made, as young objects.
 """
 from __future__ import annotations
 

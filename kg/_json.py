@@ -3,8 +3,7 @@ JSON-LD nodes, the JSON Lines files, the build state): orjson, with json where o
 refuses a value; and :func:`loads` for what this project wrote (cached results, the build state).
 
 orjson writes the compact form (``","`` and ``":"``, no spaces), keeps non-ASCII text as
-it is and escapes what JSON must; it is several times faster than json's encoder (100k
-abstracts: ``extractions.jsonl`` 1.2 s against 7.0 s). It refuses some values json
+it is and escapes what JSON must; it is several times faster than json's encoder. It refuses some values json
 takes: a lone surrogate (text from an untrusted record can hold one), an integer beyond
 64 bits, a dict key that is not a string. Those lines are written by json in the same
 compact form, so that a file reads the same either way. (The two spell some floats

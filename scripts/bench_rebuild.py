@@ -86,6 +86,8 @@ def main() -> int:
     ap.add_argument("--limit", type=int, help="the first N records only")
     ap.add_argument("--against", help="a commit whose builds to time beside this checkout's")
     ap.add_argument("--work", type=Path, help="a folder for the corpus files and builds (default: a temporary one)")
+    ap.add_argument("--against-first", action="store_true", help="time the other commit's full build first")
+    ap.add_argument("--full-only", action="store_true", help="time the full builds only")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-rebuild-", dir=args.work))
     try:
@@ -93,20 +95,22 @@ def main() -> int:
         codes = {"this checkout": ROOT}
         if args.against:
             codes[args.against] = code_of(args.against, work / "against")
+            if args.against_first:
+                codes = dict(reversed(codes.items()))
         print(f"{n:,} records; +1% = the last {n - n * 99 // 100:,}", flush=True)
         fulls: dict[str, float] = {}
         rebuilds: dict[str, float] = {}
         for i, (name, code) in enumerate(codes.items()):  # full builds alternated, then the rebuilds
             fulls[name] = full(code, every, work, str(i))
             print(f"full build, {name}: {fulls[name]:.1f} s", flush=True)
-        for i, (name, code) in enumerate(reversed(codes.items())):
+        for i, (name, code) in enumerate(reversed(codes.items()) if not args.full_only else ()):
             rebuilds[name] = rebuild(code, every, first, work, str(i))
             print(f"+1% rebuild, {name}: {rebuilds[name]:.1f} s ({rebuilds[name] / fulls[name]:.1%} of its full build)",
                   flush=True)
         if args.against:
             a, b = "this checkout", args.against
-            print(f"full build, this checkout / {b}: {fulls[a] / fulls[b]:.3f}; "
-                  f"+1% rebuild: {rebuilds[a] / rebuilds[b]:.3f}")
+            print(f"full build, this checkout / {b}: {fulls[a] / fulls[b]:.3f}"
+                  + (f"; +1% rebuild: {rebuilds[a] / rebuilds[b]:.3f}" if rebuilds else ""))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -28,7 +28,7 @@ def write_jsonl(folder: Path, name: str, extractions: list[Extraction], records)
     without ``records``) into ``folder``."""
     if name != "extractions.jsonl" and not records:
         return
-    sink = Sink(folder / name)  # 100k: 320 and 107 MB, their dirty pages bounded as graph.nt's
+    sink = Sink(folder / name)  # hundreds of MB on a large corpus: dirty pages bounded as graph.nt's
     try:
         if name == "extractions.jsonl":
             write_extractions(sink, extractions)

@@ -31,7 +31,7 @@ MAGIC = b"abstract-kg kept resolution 1\n"
 #: State files kept in a cache folder (one an output folder, most recently written first).
 KEEP_FILES = 4
 #: A build writes only what changed since the last full state while the papers that changed
-#: are at most this share of all (100k + 1%: 1.6 MB, against 173 MB and 5-6 s for a full state).
+#: are at most this share of all (a +1% rebuild writes a small delta, not the whole state).
 DELTA_MAX_SHARE = 0.25
 
 
@@ -130,7 +130,7 @@ def _write_signed(path: Path, state: dict, key: bytes) -> bytes:
         with os.fdopen(fd, "wb") as fh:
             fh.write(MAGIC + bytes(mac.digest_size))  # the signature's place, filled in below
 
-            class Signed:  # the pickle streamed to the file as it is made (100k: 170 MB not held twice)
+            class Signed:  # the pickle streamed to the file as it is made (not held twice in memory)
                 @staticmethod
                 def write(data) -> int:
                     mac.update(data)

@@ -78,8 +78,8 @@ def unit_digests(G, known: dict[str, str] | None = None, usages: dict | None = N
 
     ``known`` (unit -> digest) gives the digests of units known to be as they were
     when those digests were made (the papers a kept resolution took unchanged from
-    its last graph, :mod:`kg.build.kept`): they are not made again (at 100k papers, their
-    1.2M mentions were most of the 5-6 s this takes).
+    its last graph, :mod:`kg.build.kept`): they are not made again (their mentions are
+    most of the work).
 
     >>> import networkx as nx
     >>> from kg.model import Mention
@@ -238,15 +238,35 @@ class Sink:
             self.fd = -1
 
 
+def plan_copies(digests: dict[str, str], old: dict | None, slots) -> dict[str, frozenset[str]]:
+    """The plan of a write: for each of ``slots``, the units whose block is copied from
+    the last build's files (``old``, its state); every other block is written. A unit's
+    block is copied when its digest is the one the old state recorded, the block is in
+    the old file, and the unit did not open that slot there (the first block of a JSON
+    array has no separator before it).
+
+    >>> old = {"units": {"paper/a": ["d1", 3, 0, 10], "paper/b": ["d2", 3, 10, 20]}, "firsts": {}}
+    >>> plan_copies({"paper/a": "d1", "paper/b": "new"}, old, ["nt"])
+    {'nt': frozenset({'paper/a'})}
+    """
+    units, firsts = (old["units"], old["firsts"]) if old else ({}, {})
+    plan = {}
+    for slot in slots:
+        i, first = COLUMN[slot], firsts.get(slot)
+        plan[slot] = frozenset(u for u, d in digests.items()
+                               if (row := units.get(u)) is not None and row[0] == d and row[i] >= 0 and u != first)
+    return plan
+
+
 class Blocks:
-    """The last build's units (``old``, read from its folder) and this build's
-    record of where each unit went. See the module docstring."""
+    """The last build's units (``old``, read from its folder), the plan of what is copied
+    from its files (:func:`plan_copies`), and this build's record of where each unit
+    went. See the module docstring."""
 
     def __init__(self, digests: dict[str, str], sinks: dict[str, Sink], old: dict | None = None,
                  old_dir: Path | None = None):
         self.digests, self.sinks = digests, sinks
         self.old_units: dict = old["units"] if old else {}
-        self.old_firsts: dict = old["firsts"] if old else {}
         self.units: dict[str, list] = {}  # unit -> [digest, triples, start, end per slot]
         self.firsts: dict[str, str] = {}
         self.reused = self.reused_papers = 0
@@ -256,36 +276,20 @@ class Blocks:
                 if old["files"].get(SLOT_FILES[slot]) and SLOT_FILES[slot] not in self._sources:
                     self._sources[SLOT_FILES[slot]] = Source(old_dir / SLOT_FILES[slot])
         self._starts: dict[str, int] = {}
-        self._reusable: dict[str, bool] = {}  # unit -> reusable(unit), asked for each unit twice or more
-        self._rdf_slots = [f for f in ("nt", "ttl", "jsonld") if f in sinks]  # the RDF files written
+        rdf_slots = [f for f in ("nt", "ttl", "jsonld") if f in sinks]  # the RDF files written
+        self.plan = plan_copies(digests, old, [*rdf_slots, "json.nodes", "json.links"])
+        # a unit's RDF blocks are copied together or written together (one pass writes them all)
+        self._rdf = frozenset.intersection(*(self.plan[f] for f in rdf_slots)) if rdf_slots else frozenset()
 
-    # -- planning
     def reusable(self, unit: str, slots=None) -> bool:
-        """True if ``unit`` (a paper or an entity) has the digest the old state recorded
-        and its blocks of ``slots`` (default: the RDF files written) are in the old files."""
+        """True if ``unit``'s blocks of ``slots`` (default: the RDF files written) are copied."""
         if slots is None:
-            ok = self._reusable.get(unit)
-            if ok is None:
-                ok = self._reusable[unit] = self._check(unit, self._rdf_slots)
-            return ok
-        return self._check(unit, slots)
-
-    def _check(self, unit: str, slots) -> bool:
-        d = self.digests.get(unit)
-        old = self.old_units.get(unit)
-        if d is None or old is None or old[0] != d:
-            return False
-        for slot in slots:
-            i = COLUMN[slot]
-            if old[i] < 0 or self.old_firsts.get(slot) == unit:
-                return False
-        return True
+            return unit in self._rdf
+        return all(unit in self.plan[slot] for slot in slots)
 
     def share_reusable(self) -> float:
         """The share of this build's papers and entities whose blocks can be copied."""
-        if not self.digests:
-            return 0.0
-        return sum(1 for u in self.digests if self.reusable(u)) / len(self.digests)
+        return len(self._rdf) / len(self.digests) if self.digests else 0.0
 
     # -- the RDF pass (kg.rdf.statements.write_rdf)
     def begin(self, unit: str) -> None:
@@ -345,8 +349,8 @@ class Blocks:
         A new unit's triples are added and a gone unit's removed, as ranges. A unit whose
         digest changed has its old and new blocks compared line by line, and only the lines
         in one and not the other move: an entity that gained a paper changes one triple of
-        its dozens, its ``kg:paperCount`` (100k papers + 1%: 104,169 triples removed and
-        276,581 added by whole blocks; 2,970 and 175,382 so). The N-Triples writer spells a
+        its dozens, its ``kg:paperCount`` (a +1% rebuild so removes a few percent of the
+        triples whole blocks would). The N-Triples writer spells a
         triple one way and writes no blank nodes, so equal lines are equal triples.
         """
         nt = COLUMN["nt"]
@@ -422,7 +426,7 @@ def read_state(outdir: Path, base: str, slots) -> tuple[dict | None, str]:
         body, _, check = data.rstrip(b"\n").rpartition(b"\n")
         if check.decode("ascii") != _digest_bytes(body):
             return None, "the previous build state is damaged"
-        state = loads(body)  # by orjson: half the time of json's parser (100k: 28 MB)
+        state = loads(body)  # by orjson: half the time of json's parser
         if state.get("format") != STATE_FORMAT or state.get("code") != code_fingerprint():
             return None, "the previous build was made by other code"
         if state.get("base") != base:
@@ -443,6 +447,6 @@ def read_state(outdir: Path, base: str, slots) -> tuple[dict | None, str]:
 def write_state(path: Path, state: dict) -> None:
     """The state as one line of JSON, then a line with its digest (a damaged or edited
     state must not make a build copy the wrong bytes)."""
-    # compact, keys sorted, by orjson (100k: 0.07 s against 0.48 s for json's encoder)
+    # compact, keys sorted, by orjson (several times faster than json's encoder)
     body = dumps(state, sort_keys=True).encode("utf-8")
     path.write_bytes(body + b"\n" + _digest_bytes(body).encode("ascii") + b"\n")

@@ -1,19 +1,16 @@
 """Write and copy big files without growing the page cache.
 
-A 100k-abstract build writes about 6.6 GB of files (``graph.nt`` 3.2 GB, the
-Turtle, JSON-LD and ``graph.json``, the JSON Lines files). Written the plain
-way, each page stays in the page cache, dirty, until the kernel writes it back,
-and the page cache grows by the whole 6.6 GB. On the benchmark machine, a
-virtual machine whose host takes freed memory back, growing it was the build's
-largest kernel cost: writing 4 GB took 12.4-14.7 s of system time after the
-first gigabyte (4.4 s a gigabyte), copying ``graph.nt`` (3.2 GB) 8.0 s.
+A large build writes gigabytes of files (``graph.nt``, the Turtle, JSON-LD and
+``graph.json``, the JSON Lines files). Written the plain way, each page stays in
+the page cache, dirty, until the kernel writes it back, and the page cache grows
+by all of it. On a virtual machine whose host takes freed memory back, growing
+it was the build's largest kernel cost.
 
 :class:`Writeback` keeps a file's dirty pages to two windows: as the file grows
 it asks the kernel to start writing the newest window back
 (``sync_file_range``), waits for the window before it and drops those pages from
 the cache (``posix_fadvise(DONTNEED)``), so the same pages are used over and
-over. The same 4 GB then took 2.0-2.2 s of system time (2.9-4.4 s wall), and the
-copy of ``graph.nt`` 1.6-1.7 s (1.9-2.1 s wall; ``scripts/benchmarks.md`` at 599e11f). The bytes
+over: several times less system time (figures in ``docs/benchmarks.md``). The bytes
 written are the same; only where they wait changes. A reader of a dropped range
 (the store loader, the next build copying blocks) reads it from disk: a
 rebuild's copies of the last build's blocks go through :class:`Source`, which
@@ -99,12 +96,10 @@ class Source:
     dropped from the page cache once read (it is not read again): the cache does not
     grow, and the kernel's read-ahead keeps the disk busy.
 
-    A rebuild copies most of the last build's 5.5 GB of RDF files, which
-    :class:`Writeback` left out of the page cache. Copied by ``copy_file_range`` in
-    blocks of about 0.5 MB (as adjacent unchanged units come), the 100k copies took
-    20-22 s, 12-14 s of it system time; read with ``O_DIRECT`` a window at a time,
-    19.5-20.9 s (3.7 s); read this way, 12.3-13.3 s (4.3-4.9 s) (``scripts/benchmarks.md``
-    at 599e11f).
+    A rebuild copies most of the last build's RDF files, which :class:`Writeback`
+    left out of the page cache. Read this way the copies take less time than by
+    ``copy_file_range`` in blocks (as adjacent unchanged units come) or with
+    ``O_DIRECT`` (figures in ``docs/benchmarks.md``).
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile() as a, tempfile.TemporaryFile() as b:

@@ -2,8 +2,8 @@
 
 spaCy is imported where a text goes through the pipeline (:func:`get_nlp`, :func:`make_nlp`,
 the first pass), not with this package: a build whose texts are all cached, or whose new
-texts go to forked workers, does not import it in the build process (about 1.5 s of every
-build at 100k; the workers import it meanwhile, beside the decoding of the cached results).
+texts go to forked workers, does not import it in the build process (the workers import it
+meanwhile, beside the decoding of the cached results).
 """
 from __future__ import annotations
 
@@ -84,12 +84,10 @@ def _first_pass(items: list[tuple[str, int]], batch_size: int = 64, nlp=None) ->
     return out
 
 
-#: The corpus-name pass runs in worker processes only over at least this many texts. It takes
-#: about 0.07 ms a text here, and forking workers from a process that holds a large corpus's
-#: decoded extractions costs more than it saves: 100k + 1% passes over 1,208 texts, 0.22 s in
-#: two workers, after which this process took 367k more page faults than with the pass done
-#: here (its memory, shared with the workers, is write-protected by the fork): the extraction
-#: stage 8.9 -> 8.5 s.
+#: The corpus-name pass runs in worker processes only over at least this many texts. It is
+#: cheap a text, and forking workers from a process that holds a large corpus's decoded
+#: extractions costs more than it saves on a few: after the fork this process's memory is
+#: write-protected, and each page it then writes is copied first.
 SECOND_PASS_POOL_MIN = 5000
 
 _POOL_NLP = None  # a caller's own pipeline, which forked workers inherit (set just before the pool starts)
@@ -110,8 +108,8 @@ def _first_pass_chunk(items):  # in a forked worker; compact JSON travels faster
 
     out = [encode(*r) for r in _first_pass(items, nlp=_POOL_NLP)]
     # The worker was forked with the collector paused (and what it inherited frozen): without
-    # a collection the reference cycles of every Doc it made stayed until it ended (20k texts:
-    # 620 MB a worker, not 120 MB). One per chunk costs less than the automatic ones.
+    # a collection the reference cycles of every Doc it made stay until it ends (several
+    # times the memory). One per chunk costs less than the automatic ones.
     gc.collect()
     return out
 
@@ -143,7 +141,7 @@ def _dask_map(client, fn, chunks, **shared):
     shared = {k: client.scatter(v, broadcast=True) for k, v in shared.items()}
     with warnings.catch_warnings():
         # Each chunk is used by one task, so it travels with it: Dask warns about a
-        # "large graph", but scattering the chunks first was slower (10k: 39 s, not 30 s).
+        # "large graph", but scattering the chunks first is slower.
         warnings.filterwarnings("ignore", message="Sending large graph")
         futures = client.map(fn, chunks, pure=False, **shared)
     try:
@@ -218,8 +216,8 @@ def _n_workers(workers: int, client) -> int:
 
 
 #: What the first pass costs, counted in texts through spaCy in one process: decoding one
-#: cached result (about 0.05 ms here, against about 2 ms for a text) and, in a worker,
-#: importing spaCy and building the pipeline (about 1 s and 1.4 s). See :func:`_first_pass_pool`.
+#: cached result (a fortieth of a text) and, in a worker, importing spaCy and building the
+#: pipeline (as long as some 1,200 texts). See :func:`_first_pass_pool`.
 DECODE_COST = 1 / 40
 PIPELINE_COST = 1200
 
@@ -288,7 +286,7 @@ def extract_first(records: Iterable[Record], batch_size: int = 64, nlp=None, cor
 
     def decode_stored() -> None:
         """The cached results as objects: while the workers run spaCy over the other texts
-        (100k + 1%: 4.7 s of decoding next to the 1,000 new texts)."""
+        (a rebuild decodes many cached results next to a few new texts)."""
         with gc_paused():  # decoding builds millions of objects: each collection walked them all again
             for t, value in stored.items():
                 done[t] = decode(value)
@@ -309,12 +307,12 @@ def extract_first(records: Iterable[Record], batch_size: int = 64, nlp=None, cor
             with gc_paused():  # the cached results decoded above are millions of objects for the collector
                 if dask is None:
                     # A caller's pipeline is inherited by the forked workers; else each takes
-                    # get_nlp(), this process's if it has one, or builds its own (1.4 s) while
-                    # this process decodes the cached results (100k + 1%: 4.6 s of decoding)
+                    # get_nlp(), this process's if it has one, or builds its own while
+                    # this process decodes the cached results
                     _POOL_NLP = nlp
                 for chunk, results in _map_chunks("first", chunks, n, dask, meanwhile=decode_stored):
                     for (t, _), r in zip(chunk, results):
-                        if cache is not None:  # only a cache needs the text (100k: about 250 MB)
+                        if cache is not None:  # only a cache needs the text (a large string a text)
                             encoded[t] = r
                         fresh[t] = decode(r)
                     if progress:

@@ -68,7 +68,7 @@ _VOCAB: dict[str, str] = {}
 def _mentions(rows: list, own: dict) -> tuple[Mention, ...]:
     """Mentions from their stored fields, sharing strings (see :func:`decode`). Each is
     made by ``tuple.__new__``, as ``Mention(...)`` does, without its Python-level
-    ``__new__`` call (1.2M mentions at 100k papers)."""
+    ``__new__`` call (over a million mentions on a large corpus)."""
     new, mine, vocab = tuple.__new__, own.setdefault, _VOCAB.setdefault
     return tuple([new(Mention, (mine(text, text), vocab(type_, type_), start, end, vocab(role, role),
                                 vocab(source, source), mine(sentence, sentence), score))
@@ -88,8 +88,7 @@ def decode(value: str) -> tuple[Extraction, list]:
     The JSON parser makes a new string for each occurrence. Equal strings of one result
     become one object here: the sentence that each of its mentions carries, an entity's
     name and its mentions' text. Types, roles and rule names become one object for all
-    results. Equal values, a fraction of the memory (99k cached abstracts decoded: 582
-    MB, 1,068 MB without sharing), and fewer pages for a build to fault in and for its
+    results. Equal values, about half the memory, and fewer pages for a build to fault in and for its
     forked children to copy.
 
     >>> m1 = Mention("GAN", "Method", 0, 3, "used", "kg_gazetteer", "GAN works.")

@@ -2,8 +2,8 @@
 of a method name, and the character ranges a text's spans have claimed.
 
 Kept apart from the spaCy components so that a build whose texts are all cached (and
-whose new texts go to worker processes) never imports spaCy in the build process (about
-1.5 s of every build: the workers import it, beside the decoding of the cached results).
+whose new texts go to worker processes) never imports spaCy in the build process (the
+workers import it, beside the decoding of the cached results).
 """
 from __future__ import annotations
 

@@ -132,7 +132,7 @@ def _evidence(mentions: list[Mention]) -> tuple[Mention, ...]:
     return tuple(by_fields[k] for k in sorted(by_fields))
 
 
-@lru_cache(maxsize=1024)  # a few venues, named by 100k papers
+@lru_cache(maxsize=1024)  # a few venues, each named by many papers
 def venue_id(name: str) -> str:
     return "venue/" + iri_slug(label_slug(name))
 

@@ -12,8 +12,8 @@ computed exactly; above, against a random sample of ``sample`` nodes each step; 
 ``k^2 r / |r|^2`` is convolved with that density by FFT (zero-padded: no
 wrap-around) and read back at each node. A step then costs O(n + grid^2 log grid)
 instead of O(n * sample), and every node feels all the others, not a sample
-(5,000 nodes, 35 steps: 0.18 s against 1.3-1.5 s for the sampled repulsion here,
-with the same median link length and crowding; see ``scripts/benchmarks.md``).
+(several times faster than a sampled repulsion, with the same median link length
+and crowding; see ``docs/benchmarks.md``).
 
 >>> import networkx as nx
 >>> pos = layout(nx.path_graph(4))

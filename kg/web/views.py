@@ -42,7 +42,7 @@ def add_edges(H: nx.MultiDiGraph, edges) -> None:
     in ``H``, written straight into networkx's adjacency dicts (node -> neighbour ->
     key -> data, the key dict shared by ``_succ`` and ``_pred``): the same graph, in
     the same order, without add_edges_from's per-edge checks (seconds for the
-    hundreds of thousands of links of a 100k-paper view).
+    hundreds of thousands of links of a large view).
 
     >>> H = nx.MultiDiGraph(); H.add_nodes_from("ab")
     >>> add_edges(H, [("a", "b", "x", {"w": 1}), ("a", "b", "x", {"v": 2}), ("b", "a", "y", {})])
@@ -78,7 +78,7 @@ def method_task_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiD
     [('m', 't', 1)]
     """
     pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
-    succ = G._succ  # node -> neighbour -> key -> data: plain dicts (G.adj's views cost seconds at 100k)
+    succ = G._succ  # node -> neighbour -> key -> data: plain dicts (G.adj's views cost seconds on a large graph)
     for p, d in G._node.items():
         if d.get("type") != "Paper":
             continue
@@ -95,7 +95,7 @@ def method_task_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiD
     H = nx.MultiDiGraph()
     if limit is not None and len(nodes) > limit:
         # the ``limit`` nodes with most links (one link a pair), chosen before any edge is made:
-        # at 100k papers there are over half a million pairs and a view shows a few thousand
+        # a large corpus has hundreds of thousands of pairs and a view shows a few thousand
         degree: dict[str, int] = dict.fromkeys(nodes, 0)
         for m, t in pairs:
             degree[m] += 1
@@ -106,9 +106,9 @@ def method_task_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiD
         pairs = {pair: papers for pair, papers in pairs.items() if pair[0] in keep and pair[1] in keep}
     _copy_nodes(G, H, nodes)
     # links in the order their pairs were met (papers in graph order): deterministic, and
-    # nothing downstream reads the order (sorting 500k pairs cost a second at 100k). Each
-    # pair is one link between nodes of H: written into its adjacency as add_edges would,
-    # without its checks for a second key or a missing node (337k links at 100k)
+    # nothing downstream reads the order (so no sort). Each pair is one link between nodes
+    # of H: written into its adjacency as add_edges would, without its checks for a second
+    # key or a missing node
     h_succ, h_pred = H._succ, H._pred
     for (m, t), papers in pairs.items():
         known = succ[m].get(t)
@@ -181,7 +181,7 @@ def dataset_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGra
 
 def degrees(G: nx.MultiDiGraph) -> dict:
     """``dict(G.degree)`` (in + out links, each parallel link counted), read from the
-    graph's adjacency dicts: networkx's degree view took 1-2 s on a 20k-paper graph.
+    graph's adjacency dicts: networkx's degree view is several times slower.
 
     >>> G = nx.MultiDiGraph([("a", "b"), ("a", "b"), ("b", "c"), ("c", "c")])
     >>> degrees(G) == dict(G.degree)
