@@ -68,20 +68,38 @@ def fork_held(start, stop):
     forked child to restore), then SIGINT let in again: a Ctrl-C that came meanwhile
     is raised here, after ``stop(what start returned)``. Returns what ``start`` returned.
 
+    Blocking covers this thread only: the kernel may hand the signal to another one
+    (a native thread of a library), and Python then runs its handler in this thread at
+    the next chance, which can be inside an at-fork handler. So the handler is also
+    replaced meanwhile by one that only takes note.
+
     >>> fork_held(lambda mask: signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []), stop=print)
     True
     >>> signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
     False
     """
+    came: list[int] = []
+    handler = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         started = start(mask)
     except BaseException:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, handler)
         raise
     try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C held back is raised here
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C held back is noted now
+        signal.signal(signal.SIGINT, handler)
+        if came:
+            raise KeyboardInterrupt
     except BaseException:
         stop(started)
         raise
     return started
+
+
+def child_signals(mask) -> None:
+    """In a child forked by :func:`fork_held`: Ctrl-C handled as Python does by default,
+    and the signal mask of before the fork."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)

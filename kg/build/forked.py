@@ -14,7 +14,12 @@ class Forked:
     ``on_now(value)``, called by that thread as soon as it arrives (an error it raises
     is raised by :meth:`next`). The child shares the parent's memory copy-on-write and
     leaves with ``os._exit`` (no atexit handlers, no flushing of the parent's buffers).
-    Where there is no ``os.fork`` (Windows), ``fn`` runs here, at once."""
+    Where there is no ``os.fork`` (Windows), ``fn`` runs here, at once.
+
+    What ``multiprocessing`` lacks here: a fork-context ``Process`` gives the child, not
+    its messages read as they come by a thread of the parent (so that a child sending
+    megabytes never waits for a parent busy drawing a view), the ``on_now`` hook, nor
+    the child's exception raised in the parent in its place among the messages."""
 
     def __init__(self, fn, on_now=None):
         import queue
@@ -48,7 +53,7 @@ class Forked:
         import signal
         import threading
 
-        from kg._fork import child_started, prepare
+        from kg._fork import child_signals, child_started, prepare
 
         parent = prepare()
         read, write = os.pipe()
@@ -56,7 +61,7 @@ class Forked:
         if self.pid == 0:  # the child
             try:
                 child_started(parent)  # dies with this process, without its output lock
-                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                child_signals(mask)
                 os.close(read)
 
                 def put(kind, value) -> None:
