@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_IO, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -20,21 +19,13 @@ def _log(args, msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
 
-def _progress(args, stage: str):
-    """A progress callback that prints to stderr at most every 2 s (and at the end)."""
-    if getattr(args, "quiet", False):
-        return None
-    state = {"t": 0.0}
+def _talk(args):
+    """What a command tells its user on stderr (see :class:`kg.build.talk.Talk`)."""
+    from kg.build.talk import Talk
 
-    def report(done: int, total: int) -> None:
-        now = time.perf_counter()
-        if done < total and now - state["t"] < 2.0:
-            return
-        state["t"] = now
-        if total >= 1000 or done < total:
-            print(f"  {stage}: {done:,}/{total:,} texts", file=sys.stderr, flush=True)
-
-    return report
+    quiet, verbose = getattr(args, "quiet", False), getattr(args, "verbose", False)
+    return Talk(say=lambda line: _log(args, line), detail=(lambda line: _log(args, "  " + line)) if verbose else
+                (lambda line: None), warn=_warn, bars=not quiet)
 
 
 def _warn(message: str) -> None:
@@ -49,8 +40,8 @@ def _inputs(paths: list[str]):
 
 #: Set by :func:`run` for ``kg build``: the process ends with ``os._exit`` once the command
 #: returns, so a build leaves its records, extractions and graph in :data:`_LEFT_TO_THE_OS`
-#: instead of freeing them as :func:`cmd_build` returns (millions of objects: 4 s at 100k
-#: abstracts, for memory the operating system takes back in one go).
+#: instead of freeing them as :func:`cmd_build` returns (millions of objects, one at a
+#: time, for memory the operating system takes back in one go).
 _ENDING = False
 _LEFT_TO_THE_OS: list = []
 
@@ -68,14 +59,13 @@ def cmd_build(args) -> int:
     # need not walk them again (see kg._gc). Undone for callers that go on in this process.
     freeze_after_pauses()
     try:
-        built = build(args.inputs, args.out, options, log=lambda line: _log(args, line), warn=_warn,
-                      progress=_progress(args, "extract"))
+        built = build(args.inputs, args.out, options, _talk(args))
     finally:
         freeze_after_pauses(False)
         gc.unfreeze()
     counts = ", ".join(f"{n} {t}" for t, n in built.stats["nodes"].items())
     print(f"built {args.out}: {counts}; total {built.seconds:.2f}s")
-    if _ENDING:  # the process ends next: freeing the graph object by object took 4 s at 100k
+    if _ENDING:  # the process ends next: no need to free the graph object by object
         _LEFT_TO_THE_OS.append(built)
     return EXIT_OK
 
@@ -87,12 +77,12 @@ def cmd_extract(args) -> int:
     from kg.ingest import read_records
 
     records = read_records(_inputs(args.inputs), skip_invalid=args.skip_invalid, report=_warn)
-    text = extractions_jsonl(extract_records(records))
-    if args.output in (None, "-"):
+    text = extractions_jsonl(extract_records(records, progress=_talk(args).counter("extracting", "texts")))
+    if args.out in (None, "-"):
         sys.stdout.write(text)
     else:
-        atomic_write(args.output, text)
-        _log(args, f"wrote {len(records)} extractions to {args.output}")
+        atomic_write(args.out, text)
+        _log(args, f"wrote {len(records)} extractions to {args.out}")
     return EXIT_OK
 
 
@@ -111,18 +101,21 @@ def _parse_binding(text: str):
 
 def cmd_query(args) -> int:
     from kg.rdf.namespace import QUERY_PREFIXES
-    from kg.rdf.named import get_named, list_named
+    from kg.rdf.named import get_named, list_named, variants
     from kg.rdf.store import open_store, run_query, serialize_results
 
     if args.list:
         for q in list_named():
             params = " ".join(f"--bind {p}=…" for p in q.params)
+            params += "".join(f" [--bind {' '.join(v.params)}=…]" for v in variants(q.name))
             print(f"{q.name:<28} {q.title}{'  ' + params if params else ''}")
             print(f"{'':<28} {q.description}")
         return EXIT_OK
+    if args.limit is not None and args.limit < 0:
+        raise ValueError("--limit must be 0 or more")
     bindings = dict(_parse_binding(b) for b in args.bind or [])
     if args.name:
-        named = get_named(args.name)
+        named = get_named(args.name, bindings)
         unknown = sorted(set(bindings) - set(named.params))
         if unknown:
             raise ValueError(f"query {args.name!r} has no parameter {', '.join(unknown)} "
@@ -139,19 +132,27 @@ def cmd_query(args) -> int:
         raise ValueError("give a SPARQL query, a .rq file, --name NAME or --list")
     store = open_store(args.store)
     results = run_query(store, text, bindings, prefixes=QUERY_PREFIXES)
-    sys.stdout.write(serialize_results(results, args.format, QUERY_PREFIXES))
+    sys.stdout.write(serialize_results(results, args.format, QUERY_PREFIXES, limit=args.limit))
     return EXIT_OK
 
 
 def cmd_validate(args) -> int:
-    from kg.rdf.validate import validate_path
+    from rdflib import Graph
 
-    report = validate_path(args.target)
+    from kg.rdf.validate import graph_file, rdf_format, validate_graph
+
+    bar = _talk(args).bar("validating", 2, "steps")
+    path = graph_file(args.store)
+    data = Graph().parse(path, format=rdf_format(path))
+    bar.update()
+    report = validate_graph(data)
+    bar.update()
+    bar.close()
     if report.conforms:
-        print(f"{args.target}: conforms to the abstract-kg shapes")
+        print(f"{args.store}: conforms to the abstract-kg shapes")
         return EXIT_OK
     print(report.text)
-    print(f"{args.target}: {report.violations} violation(s)", file=sys.stderr)
+    print(f"{args.store}: {report.violations} violation(s)", file=sys.stderr)
     return EXIT_INVALID
 
 
@@ -184,7 +185,12 @@ def cmd_export(args) -> int:
         raise FileNotFoundError(f"{args.store}: no graph.json here (run `kg build` first)")
     default = {"graphml": "graph.graphml", "gexf": "graph.gexf", "node-link": "graph.node-link.json",
                "cytoscape": "graph.cytoscape.json", "neo4j": "neo4j"}[args.format]
-    files = export(graph_from_json(path.read_text(encoding="utf-8")), args.format, args.out or default)
+    bar = _talk(args).bar("exporting", 2, "steps")
+    G = graph_from_json(path.read_text(encoding="utf-8"))
+    bar.update()
+    files = export(G, args.format, args.out or default)
+    bar.update()
+    bar.close()
     for f in files:
         print(f"wrote {f}")
     return EXIT_OK
@@ -199,90 +205,199 @@ def cmd_serve(args) -> int:
 
 
 def cmd_stats(args) -> int:
-    path = Path(args.target) / "stats.json"
+    path = Path(args.store) / "stats.json"
     if not path.is_file():
-        raise FileNotFoundError(f"{args.target}: no stats.json here (run `kg build` first)")
-    print(json.dumps(json.loads(path.read_text(encoding="utf-8")), indent=1))
+        raise FileNotFoundError(f"{args.store}: no stats.json here (run `kg build` first)")
+    stats = json.loads(path.read_text(encoding="utf-8"))
+    print(json.dumps(stats, indent=1, sort_keys=True) if args.json else stats_text(args.store, stats))
     return EXIT_OK
 
 
-def make_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="kg", description="Build a knowledge graph of ML papers from their abstracts.")
-    ap.add_argument("--version", action="version", version=f"abstract-kg {__import__('kg').__version__}")
-    sub = ap.add_subparsers(dest="command", required=True)
+#: How node types and relations read in ``kg stats``.
+_PLURALS = {"Paper": "papers", "Method": "methods", "Task": "tasks", "Dataset": "datasets",
+            "CodeRepository": "code repositories", "Venue": "venues"}
 
-    b = sub.add_parser("build", help="build the graph and every output (no inputs: the bundled samples)")
-    b.add_argument("inputs", nargs="*", help="abstract files: seed .txt, .jsonl, .json, .csv, .tsv")
-    b.add_argument("--out", "-o", default="outputs", help="output folder (default: outputs)")
-    b.add_argument("--base", default=None, help="base IRI of the resources")
-    b.add_argument("--workers", "-j", type=int, default=1, help="extraction processes (default: 1)")
+
+def stats_text(store: str, stats: dict) -> str:
+    """``kg stats`` for people: what the build holds, and its leading tasks, methods and datasets."""
+    nodes = stats.get("nodes", {})
+    lines = [f"{store}: {nodes.get('Paper', 0):,} papers from {stats.get('records', 0):,} records"
+             + (f" ({stats['records_skipped']:,} skipped as invalid)" if stats.get("records_skipped") else "")
+             + f", {stats.get('triples', 0):,} triples",
+             "  nodes: " + ", ".join(f"{n:,} {_PLURALS.get(t, t)}" for t, n in sorted(nodes.items(), key=lambda kv: -kv[1])),
+             "  links: " + ", ".join(f"{n:,} {rel}" for rel, n in sorted(stats.get("edges", {}).items(),
+                                                                        key=lambda kv: -kv[1]))]
+    for type_ in ("Task", "Method", "Dataset"):
+        ranked = stats.get("top", {}).get(type_)
+        if ranked:
+            lines.append(f"  top {_PLURALS.get(type_, type_)} (papers): " + "; ".join(f"{name} ({n:,})" for name, n in ranked))
+    return "\n".join(lines)
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Help with each option's default (where it has one and the text does not give it),
+    and the examples as written."""
+
+    def _get_help_string(self, action) -> str:
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and "default" not in text and action.option_strings:
+            text += " (default: %(default)s)"
+        return text
+
+
+def _command(sub, name: str, summary: str, func, examples: str) -> argparse.ArgumentParser:
+    p = sub.add_parser(name, help=summary, description=summary, formatter_class=_Formatter,
+                       epilog="examples:\n" + "\n".join(f"  {line.strip()}" for line in examples.strip().splitlines()))
+    p.set_defaults(func=func)
+    return p
+
+
+def _store(p, what: str = "the build folder to read") -> None:
+    """--store/-s: the build folder a command reads (the same in every command)."""
+    p.add_argument("--store", "-s", default="outputs", help=what)
+
+
+def _old_positional(p, name: str) -> None:
+    """The build folder as a positional argument, as before --store (deprecated, hidden)."""
+    p.add_argument("old_store", nargs="?", metavar=name, help=argparse.SUPPRESS)
+
+
+def _talk_options(p) -> None:
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors and the result")
+    p.add_argument("--verbose", "-v", action="store_true", help="also print the seconds of each internal step")
+
+
+def _build_parser(sub) -> None:
+    b = _command(sub, "build", "build the graph and every output (no inputs: the bundled samples)", cmd_build, """
+        kg build                                   the bundled samples into outputs/
+        kg build papers.jsonl more/ -o icml2025 --workers 2
+        kg build corpus.jsonl --rdf nt --no-cache""")
+    b.add_argument("inputs", nargs="*", help="abstract files or folders (read recursively): seed .txt, .jsonl, "
+                   ".ndjson, .json, .csv, .tsv, PMLR .md, BibTeX .bib")
+    b.add_argument("--out", "-o", default="outputs", help="the build folder to write (replaced whole at the end)")
+    b.add_argument("--base", default=None, help="base IRI of the resources (default: https://w3id.org/abstract-kg/resource/)")
+    b.add_argument("--workers", "-j", type=int, default=1, help="processes for the extraction")
     b.add_argument("--rdf", default="ttl,nt,jsonld", metavar="FORMATS",
-                   help="RDF files to write, from ttl,nt,jsonld (default: all three; N-Triples always: "
-                        "the store and kg validate read them)")
-    b.add_argument("--dask", metavar="ADDRESS",
-                   help="run extraction on Dask: a scheduler address (tcp://host:8786) or 'local' "
-                        "(a cluster of --workers processes on this machine); needs abstract-kg[dask]")
-    b.add_argument("--cache", help="extraction cache folder (default: ~/.cache/abstract-kg)")
-    b.add_argument("--no-cache", action="store_true", help="neither read nor write the extraction cache, and write every output "
-                   "anew (by default a build copies unchanged papers' blocks from the outputs already in --out)")
-    b.add_argument("--skip-invalid", action="store_true", help="report bad records and skip them (default: stop)")
+                   help="RDF files to write, from ttl,nt,jsonld (N-Triples always: the store and kg validate read them)")
+    b.add_argument("--dask", metavar="ADDRESS", help="run extraction on Dask: a scheduler address (tcp://host:8786) "
+                   "or 'local' (--workers processes here); needs abstract-kg[dask]")
+    b.add_argument("--cache", metavar="FOLDER", help="extraction cache folder (default: ~/.cache/abstract-kg)")
+    b.add_argument("--no-cache", action="store_true", help="neither read nor write the extraction cache, and write "
+                   "every output anew instead of reusing the unchanged parts of the build already in --out")
+    b.add_argument("--skip-invalid", action="store_true", help="warn about bad records and skip them instead of stopping")
     b.add_argument("--store-compaction", choices=["auto", "always", "never"], default="auto",
-                   help="when a rebuild that updates the store compacts it (default: auto, after a few updates)")
-    b.add_argument("--quiet", "-q", action="store_true")
-    b.set_defaults(func=cmd_build)
+                   help="when a rebuild that updates the store compacts it (auto: after a few updates)")
+    _talk_options(b)
 
-    e = sub.add_parser("extract", help="extract entities, one JSON object a record (JSON Lines)")
-    e.add_argument("inputs", nargs="*")
-    e.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
-    e.add_argument("--skip-invalid", action="store_true", help="report bad records and skip them (default: stop)")
-    e.add_argument("--quiet", "-q", action="store_true")
-    e.set_defaults(func=cmd_extract)
 
-    q = sub.add_parser("query", help="run SPARQL on a built store")
+def _extract_parser(sub) -> None:
+    e = _command(sub, "extract", "extract methods, tasks, datasets and code links: one JSON object a record",
+                 cmd_extract, """
+        kg extract papers.jsonl -o mentions.jsonl
+        kg extract abstracts.txt | head -1""")
+    e.add_argument("inputs", nargs="*", help="abstract files or folders (no inputs: the bundled samples)")
+    e.add_argument("--out", "-o", default=None, help="JSON Lines file to write (default: standard output)")
+    e.add_argument("--output", dest="old_output", help=argparse.SUPPRESS)  # deprecated spelling of --out
+    e.add_argument("--skip-invalid", action="store_true", help="warn about bad records and skip them instead of stopping")
+    _talk_options(e)
+
+
+def _query_parser(sub) -> None:
+    q = _command(sub, "query", "run SPARQL, or a named query, on a build's store", cmd_query, """
+        kg query -n top-methods --limit 10
+        kg query -n methods-for-task --bind task="semantic segmentation"
+        kg query 'SELECT ?m WHERE { ?m a kg:Method } LIMIT 5' -f csv
+        kg query --list""")
     q.add_argument("query", nargs="?", help="SPARQL text or a .rq file")
     q.add_argument("--name", "-n", help="run a named query (see --list)")
     q.add_argument("--list", action="store_true", help="list the named queries and their parameters")
-    q.add_argument("--store", default="outputs", help="output folder or store folder (default: outputs)")
-    q.add_argument("--format", "-f", default="table", choices=["table", "json", "csv", "tsv", "xml", "turtle", "nt"])
+    _store(q, "the build folder (or store folder) to query")
+    q.add_argument("--format", "-f", default="table", choices=["table", "json", "csv", "tsv", "xml", "turtle", "nt"],
+                   help="how to print the results (turtle, nt: for CONSTRUCT and DESCRIBE)")
     q.add_argument("--bind", action="append", metavar="NAME=VALUE",
                    help="bind a variable: a literal, or <IRI>; repeatable")
-    q.set_defaults(func=cmd_query)
+    q.add_argument("--limit", type=int, metavar="N", help="print at most N rows (default: all)")
 
-    v = sub.add_parser("validate", help="check a built graph against the SHACL shapes (exit 1 on violations)")
-    v.add_argument("target", nargs="?", default="outputs", help="output folder or RDF file")
-    v.set_defaults(func=cmd_validate)
 
-    vz = sub.add_parser("viz", help="write an HTML view: one around a node (--focus), or a whole view")
+def _validate_parser(sub) -> None:
+    v = _command(sub, "validate", "check a build against the SHACL shapes (exit 1 on violations)", cmd_validate, """
+        kg validate
+        kg validate -s icml2025
+        kg validate -s outputs/graph.ttl""")
+    _store(v, "the build folder, or an RDF file, to check")
+    _old_positional(v, "FOLDER")
+    _talk_options(v)
+
+
+def _viz_parser(sub) -> None:
+    vz = _command(sub, "viz", "write an HTML view: one around a node (--focus), or a whole view", cmd_viz, """
+        kg viz --focus TAROT -o tarot.html
+        kg viz --view method-task -s icml2025""")
     vz.add_argument("--focus", help="a node's name, alias or id: draw the nodes around it")
-    vz.add_argument("--depth", type=int, default=2, help="hops around the focus (default: 2)")
-    vz.add_argument("--view", default="overview", choices=["overview", "method-task", "dataset", "paper"])
-    vz.add_argument("--store", default="outputs", help="output folder of a build (default: outputs)")
+    vz.add_argument("--depth", type=int, default=2, help="hops around the focus")
+    vz.add_argument("--view", default="overview", choices=["overview", "method-task", "dataset", "paper"],
+                    help="which view to draw")
+    _store(vz)
     vz.add_argument("--out", "-o", help="HTML file to write (default: focus-<id>.html or <view>.html)")
-    vz.set_defaults(func=cmd_viz)
 
-    ex = sub.add_parser("export", help="export the graph for Gephi, Cytoscape, Neo4j or networkx")
-    ex.add_argument("--format", "-f", required=True, choices=["graphml", "gexf", "node-link", "cytoscape", "neo4j"])
-    ex.add_argument("--store", default="outputs", help="output folder of a build (default: outputs)")
-    ex.add_argument("--out", "-o", help="file to write (a folder for neo4j)")
-    ex.set_defaults(func=cmd_export)
 
-    sv = sub.add_parser("serve", help="serve a read-only SPARQL endpoint and the HTML views")
-    sv.add_argument("--store", default="outputs", help="output folder (default: outputs)")
-    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
-    sv.add_argument("--port", type=int, default=8000)
-    sv.add_argument("--timeout", type=float, default=30.0, help="seconds before a query is stopped (default: 30)")
-    sv.add_argument("--workers", type=int, default=2, help="query worker processes (default: 2)")
-    sv.add_argument("--max-rows", type=int, default=100_000, help="largest result served (default: 100000)")
-    sv.set_defaults(func=cmd_serve)
+def _export_parser(sub) -> None:
+    ex = _command(sub, "export", "export the graph for Gephi, Cytoscape, Neo4j or networkx", cmd_export, """
+        kg export -f graphml -o graph.graphml
+        kg export -f neo4j -s icml2025 -o neo4j/""")
+    ex.add_argument("--format", "-f", required=True, choices=["graphml", "gexf", "node-link", "cytoscape", "neo4j"],
+                    help="the file format")
+    _store(ex)
+    ex.add_argument("--out", "-o", help="file to write, a folder for neo4j (default: graph.<format> or neo4j/)")
+    _talk_options(ex)
 
-    s = sub.add_parser("stats", help="print the counts of a built graph")
-    s.add_argument("target", nargs="?", default="outputs")
-    s.set_defaults(func=cmd_stats)
+
+def _serve_parser(sub) -> None:
+    sv = _command(sub, "serve", "serve a read-only SPARQL endpoint and the HTML views", cmd_serve, """
+        kg serve
+        kg serve -s icml2025 --port 8080 --timeout 10""")
+    _store(sv)
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1: this machine only)")
+    sv.add_argument("--port", type=int, default=8000, help="port to listen on")
+    sv.add_argument("--timeout", type=float, default=30.0, help="seconds before a query is stopped")
+    sv.add_argument("--workers", type=int, default=2, help="query worker processes")
+    sv.add_argument("--max-rows", type=int, default=100_000, help="largest result served, in rows")
+
+
+def _stats_parser(sub) -> None:
+    s = _command(sub, "stats", "summarize a build: counts, the leading tasks, methods and datasets", cmd_stats, """
+        kg stats
+        kg stats -s icml2025 --json""")
+    _store(s)
+    _old_positional(s, "FOLDER")
+    s.add_argument("--json", action="store_true", help="print the stats as JSON, for scripts")
+
+
+def make_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="kg", description="Build a knowledge graph of ML papers from their abstracts.",
+                                 formatter_class=_Formatter, epilog="kg COMMAND --help shows a command's options "
+                                 "and examples.")
+    ap.add_argument("--version", action="version", version=f"abstract-kg {__import__('kg').__version__}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_build_parser, _extract_parser, _query_parser, _validate_parser, _viz_parser, _export_parser,
+                _serve_parser, _stats_parser):
+        add(sub)
     return ap
+
+
+def _deprecated(args) -> None:
+    """The spellings of before the one convention: still read, with a warning."""
+    if getattr(args, "old_store", None) is not None:
+        _warn(f"`kg {args.command} FOLDER` is deprecated; write `kg {args.command} --store FOLDER`")
+        args.store = args.old_store
+    if getattr(args, "old_output", None) is not None:
+        _warn(f"`kg {args.command} --output FILE` is deprecated; write `--out FILE`")
+        args.out = args.old_output
 
 
 def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
+    _deprecated(args)
     if getattr(args, "base", "unset") is None:
         from kg.rdf.namespace import DEFAULT_BASE
 
@@ -317,9 +432,9 @@ def run() -> None:
 
     After ``kg build`` the process ends at once (``os._exit``, output flushed)
     instead of freeing the graph, the extractions and the records object by
-    object (the build leaves them in :data:`_LEFT_TO_THE_OS`): at 100k abstracts
-    that teardown took seconds (4 s after a +1% rebuild), for memory the
-    operating system takes back in one go. Every file is closed and swapped in
+    object (the build leaves them in :data:`_LEFT_TO_THE_OS`): on a large
+    corpus that teardown takes seconds, for memory the operating system takes
+    back in one go. Every file is closed and swapped in
     before :func:`main` returns.
     """
     import os

@@ -4,10 +4,9 @@ Only the extraction stage touches spaCy objects and only the rdf stage touches
 rdflib terms; everything that flows between stages is one of these records.
 
 Most are frozen dataclasses. The three made by the million (:class:`Mention`,
-:class:`DocEntity` and :class:`Relation`: 1.2M, 0.8M and 1.35M of them for
-100k abstracts) are named tuples: a frozen dataclass sets each field through
-``object.__setattr__``, and making them cost seconds of every build (0.8 us
-more a record). They read the same (``m.start``) and compare and hash by
+:class:`DocEntity` and :class:`Relation`: over a million each on a large
+corpus) are named tuples: a frozen dataclass sets each field through
+``object.__setattr__``, several times slower to make. They read the same (``m.start``) and compare and hash by
 their fields, as the dataclasses did.
 """
 from __future__ import annotations
@@ -50,7 +49,8 @@ class Mention(NamedTuple):
     ``start``/``end`` are half-open character offsets into the abstract.
     ``role`` is ``"proposed"`` or ``"used"`` for methods, ``""`` otherwise.
     ``source`` names the component (and rule) that found the span.
-    ``sentence`` is the text of the sentence holding the span.
+    ``sentence`` is the text of the sentence holding the span (in a sentence longer than
+    :data:`kg.text.CONTEXT_MAX`, that many characters of it around the span).
     """
 
     text: str

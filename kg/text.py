@@ -131,7 +131,7 @@ def squash_spaces(text: str) -> str:
     """``" ".join(text.split())``: runs of whitespace made one space, none at the ends;
     text that has no whitespace but single inner spaces is returned as it is, without
     the split (every whitespace character but the space is unprintable; most abstracts
-    come this way, and splitting 100k of them cost about a second, twice a build).
+    come this way, and splitting each cost a second a build on a large corpus).
 
     >>> nbsp, newline = chr(0xA0), chr(10)
     >>> squash_spaces("a b"), squash_spaces(f" a{nbsp} b{newline}"), squash_spaces("a  b"), squash_spaces(" ")
@@ -229,3 +229,32 @@ def occurrences(form: str, text: str, folded: str | None = None, start: int = 0,
         else:
             i = hay.find(needle, i + 1)
     return out
+
+
+#: The longest context a mention carries: its sentence, or, in a longer one, this many
+#: characters of it around the mention (a text without full stops is one long sentence,
+#: and a copy of it in each of its mentions would grow with the square of its length).
+CONTEXT_MAX = 1000
+
+
+def context(text: str, sent_start: int, sent_end: int, start: int, end: int, cap: int = CONTEXT_MAX) -> str:
+    """The sentence ``text[sent_start:sent_end]`` holding the span ``start:end``, or at most
+    ``cap`` characters of it around the span, cut at spaces.
+
+    >>> context("a b c d e f g", 0, 13, 6, 7, cap=5)
+    'c d e'
+    >>> context("one. two.", 5, 9, 5, 8)
+    'two.'
+    """
+    if sent_end - sent_start <= cap:
+        return text[sent_start:sent_end]
+    room = max(0, cap - (end - start)) // 2
+    lo, hi = max(sent_start, start - room), min(sent_end, end + room)
+    if lo > sent_start and text[lo - 1] != " ":  # not mid-word
+        space = text.find(" ", lo, start)
+        lo = space + 1 if space >= 0 else lo
+    if hi < sent_end and text[hi] != " ":
+        space = text.rfind(" ", end, hi)
+        hi = space if space >= 0 else hi
+    return text[lo:hi]
+

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scale benchmark: corpus sizes N (default 1k, 10k, 100k), measured in one run.
 
-    python scripts/bench.py [--sizes 1000 10000 100000] [--ratio-size 20000] [--md scripts/benchmarks.md]
+    python scripts/bench.py [--sizes 1000 10000 100000] [--ratio-size 20000] [--md docs/benchmarks.md]
 
 Per N: extraction rate (one process) and its ratio to `spacy.blank("en")`
 tokenization of the same texts; full `kg build` wall time (a fresh process,
@@ -125,7 +125,7 @@ def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, f
             "sys.stdout.flush(); sys.stderr.flush(); os._exit(rc)")
     used, stolen = resource.getrusage(resource.RUSAGE_CHILDREN), steal_seconds()
     t = time.perf_counter()
-    r = subprocess.run([PY, "-c", code, "build", *map(str, inputs), "--out", str(out), *extra],
+    r = subprocess.run([PY, "-c", code, "build", *map(str, inputs), "--out", str(out), "--verbose", *extra],
                        capture_output=True, text=True)
     wall = time.perf_counter() - t
     # CPU time of the build and every process it forked and reaped (workers, writers)
@@ -134,15 +134,15 @@ def kg_build(inputs: list[Path], out: Path, *extra: str) -> tuple[float, dict, f
            "cpu:steal": steal_seconds() - stolen}
     if r.returncode != 0:
         raise SystemExit(f"kg build failed:\n{r.stderr[-2000:]}")
-    stages = {}
-    m = re.search(r"^reuse\s+(.*)$", r.stderr, re.M)
+    stages = {}  # from the lines of --verbose
+    m = re.search(r"^\s+reuse\s+(.*)$", r.stderr, re.M)
     if m:
         stages["reuse"] = m.group(1)
     for name in ("ingest", "extract", "resolve", "write"):
-        m = re.search(rf"^{name}\s.*?([\d.]+)s$", r.stderr, re.M)
+        m = re.search(rf"^\s+{name}: ([\d.]+)s", r.stderr, re.M)
         if m:
             stages[name] = float(m.group(1))
-    m = re.search(r"write .*\((\d+) triples; (.*)\)", r.stderr)
+    m = re.search(r"^\s+write: [\d.]+s \((\d+) triples; (.*)\)$", r.stderr, re.M)
     if m:
         for part in m.group(2).split(", "):
             k, v = part.split()
@@ -255,7 +255,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     ap.add_argument("--ratio-size", type=int, default=20000)
-    ap.add_argument("--md", type=Path, default=ROOT / "scripts" / "benchmarks.md")
+    ap.add_argument("--md", type=Path, default=ROOT / "docs" / "benchmarks.md")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="kg-bench-"))
     rows = []

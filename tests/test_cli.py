@@ -45,10 +45,12 @@ def test_extract_writes_the_contract(tmp_path):
 
 @pytest.mark.slow
 def test_stats_and_validate_commands(built, capsys):
-    assert main(["stats", str(built)]) == 0
+    assert main(["stats", "-s", str(built), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["nodes"]["Paper"] == 68
-    assert main(["validate", str(built)]) == 0
-    assert main(["validate", str(built / "missing")]) == 2
+    assert main(["validate", "-s", str(built)]) == 0
+    assert main(["validate", "--store", str(built / "missing")]) == 2
+    assert main(["validate", str(built)]) == 0  # the old spelling, with a warning
+    assert "`kg validate FOLDER` is deprecated" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -59,7 +61,7 @@ def test_build_can_skip_turtle_and_jsonld(tmp_path, built, capsys):
     assert (out / "graph.nt").read_bytes() == (built / "graph.nt").read_bytes()
     index = (out / "index.html").read_text(encoding="utf-8")
     assert 'href="graph.nt"' in index and "graph.ttl" not in index
-    assert main(["validate", str(out)]) == 0
+    assert main(["validate", "-s", str(out)]) == 0
     capsys.readouterr()
     assert main(["build", "--rdf", "nt,rdfxml", "--no-cache", "-q", "--out", str(tmp_path / "o2")]) == 2
     assert "unknown RDF format(s) rdfxml" in capsys.readouterr().err and not (tmp_path / "o2").exists()

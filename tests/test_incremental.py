@@ -18,6 +18,7 @@ from kg.ingest import read_records, sample_paths
 from kg.model import Record
 from kg.build.outputs import write_outputs
 from kg.build.staging import Staging
+from kg.build.talk import Talk
 from kg.resolve.entities import resolve
 from kg.rdf.namespace import DEFAULT_BASE
 from kg.build.reuse import STATE_FILE, read_state
@@ -57,7 +58,7 @@ def build(records: list[Record], out: Path, reuse: bool = True, base: str | None
             staging.start(extractions, records)
         G = build_graph(resolve(records, extractions))
         write_outputs(G, extractions, out, n_records=len(records), records=records, reuse=reuse,
-                      report=said.append, staging=staging, store_compaction=store_compaction, **kw)
+                      talk=Talk(detail=said.append), staging=staging, store_compaction=store_compaction, **kw)
     return said
 
 

@@ -193,18 +193,18 @@ def test_kg_build_into_a_built_folder_resolves_from_the_kept_state_and_writes_a_
     before = corpus(60, 5)
     after = variants(before, rng)
     out, full, cache = tmp_path / "out", tmp_path / "full", str(tmp_path / "cache")
-    assert main(["build", write_input(tmp_path / "a.jsonl", before), "--out", str(out), "--cache", cache]) == 0
-    assert "kept     none (no state kept for this output folder)" in capsys.readouterr().err
-    assert main(["build", write_input(tmp_path / "b.jsonl", after), "--out", str(out), "--cache", cache]) == 0
+    assert main(["build", write_input(tmp_path / "a.jsonl", before), "--out", str(out), "--cache", cache, "-v"]) == 0
+    assert "kept resolution state: none (no state kept for this output folder)" in capsys.readouterr().err
+    assert main(["build", write_input(tmp_path / "b.jsonl", after), "--out", str(out), "--cache", cache, "-v"]) == 0
     said = capsys.readouterr().err
     assert main(["build", str(tmp_path / "b.jsonl"), "--out", str(full), "--no-cache"]) == 0
-    assert "papers' state loaded" in said and "papers resolved, the others kept" in said, said
+    assert "papers, loaded in" in said and "unchanged papers taken from the last build" in said, said
     assert files(out) == files(full)
     assert triples(out) == triples(full)
     # a state that does not load (here: another user's) costs a full resolution, nothing else
     (tmp_path / "home-cache" / "abstract-kg" / "kept.key").write_bytes(b"k" * 32)
-    assert main(["build", str(tmp_path / "b.jsonl"), "--out", str(out), "--cache", cache]) == 0
-    assert "kept     none (not signed by this user's builds)" in capsys.readouterr().err
+    assert main(["build", str(tmp_path / "b.jsonl"), "--out", str(out), "--cache", cache, "-v"]) == 0
+    assert "kept resolution state: none (not signed by this user's builds)" in capsys.readouterr().err
     assert files(out) == files(full)
 
 
@@ -217,8 +217,8 @@ def test_a_build_that_cannot_make_its_signing_key_keeps_nothing_and_still_builds
     src = write_input(tmp_path / "a.jsonl", corpus(10, 2))
     out, cache = tmp_path / "out", str(tmp_path / "cache")
     for _ in range(2):
-        assert main(["build", src, "--out", str(out), "--cache", cache]) == 0
-        assert "kept     none (no signing key in " in capsys.readouterr().err
+        assert main(["build", src, "--out", str(out), "--cache", cache, "-v"]) == 0
+        assert "kept resolution state: none (no signing key in " in capsys.readouterr().err
     assert not (tmp_path / "cache" / "kept").exists()
 
 

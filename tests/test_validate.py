@@ -30,7 +30,7 @@ def test_violations_are_caught(built, tmp_path, capsys):
     assert report.violations >= 4
     bad = tmp_path / "bad.nt"
     g.serialize(bad, format="nt")
-    assert main(["validate", str(bad)]) == 1
+    assert main(["validate", "-s", str(bad)]) == 1
     out = capsys.readouterr()
     assert "violation" in out.err and "prefLabel" in out.out
 

@@ -27,11 +27,13 @@ from kg.build.forked import Forked
 from kg.build.jsonl import write_jsonl
 from kg.build.reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, read_state, unit_digests, write_state
 from kg.build.staging import Staging, atomic_write, swap
+from kg.build.talk import Talk
 from kg.extract import PIPELINE_VERSION
 from kg.model import Extraction
 from kg.rdf.namespace import DEFAULT_BASE
 from kg.rdf.statements import jsonld_context, usage_table, write_rdf
 from kg.rdf.store import STORE_DIR, StoreLoader, StoreUpdater, compact_after
+from kg.resolve.algorithms import top
 from kg.io.graphjson import write_graph_json
 from kg.web.views import VIEWS
 from kg.web.viz import CardCache, page_html, render_html
@@ -47,15 +49,22 @@ RDF_FORMATS = {"ttl": "graph.ttl", "nt": "graph.nt", "jsonld": "graph.jsonld"}
 JOBS = ("method-task", "overview", "paper", "dataset", "extractions.jsonl", "records.jsonl")
 
 
-def graph_stats(G: nx.MultiDiGraph, n_records: int | None = None) -> dict:
-    """Counts of nodes by type and edges by relation (plain data)."""
+#: How many of the leading tasks, methods and datasets ``stats.json`` lists.
+TOP_N = 10
+
+
+def graph_stats(G: nx.MultiDiGraph, n_records: int | None = None, skipped: int = 0) -> dict:
+    """Counts of nodes by type and edges by relation, and the leading tasks, methods and
+    datasets by papers (plain data)."""
     nodes = Counter(t for _, t in G.nodes(data="type"))
     edges = Counter(k for _, _, k in G.edges(keys=True))
     out = {"pipeline_version": PIPELINE_VERSION, "nodes": dict(sorted(nodes.items())),
            "edges": dict(sorted(edges.items())), "node_count": G.number_of_nodes(),
-           "edge_count": sum(edges.values())}
+           "edge_count": sum(edges.values()),
+           "top": {t: [[G.nodes[v]["name"], n] for v, n in top(G, t, n=TOP_N)] for t in ("Task", "Method", "Dataset")}}
     if n_records is not None:
         out["records"] = n_records
+        out["records_skipped"] = skipped
     return out
 
 
@@ -95,21 +104,22 @@ def _index_html(stats: dict, views: list[tuple], files) -> str:
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
                   base: str = DEFAULT_BASE, n_records: int | None = None, records=None,
                   timings: dict | None = None, formats=tuple(RDF_FORMATS), reuse: bool = True,
-                  report=None, staging: Staging | None = None, keep=None, known: dict | None = None,
-                  store_compaction: str = "auto") -> dict:
+                  talk: Talk | None = None, staging: Staging | None = None, keep=None, known: dict | None = None,
+                  store_compaction: str = "auto", skipped: int = 0) -> dict:
     """Write every output of a build into ``outdir`` (replaced atomically); returns the stats.
 
     ``timings``, if given, receives the seconds each part took. ``formats`` are the RDF
     serializations (``ttl``, ``nt``, ``jsonld``); N-Triples are always written. With
     ``reuse``, the blocks of papers and entities unchanged since the build already in
     ``outdir`` are copied from its files and its store is updated, not rebuilt (see
-    :mod:`kg.build.reuse`; the same bytes as without). ``report(message)`` hears how much
-    was reused, or why nothing was. ``staging`` is the build's folder if it was made
+    :mod:`kg.build.reuse`; the same bytes as without). ``talk`` (:class:`~kg.build.talk.Talk`)
+    hears how much was reused, or why nothing was, and shows the progress. ``staging`` is the build's folder if it was made
     before the graph (its JSON Lines files then started). ``keep(digests)``, if given,
     writes the state the next build resolves from (:mod:`kg.build.kept`); ``known`` (unit
     -> digest) are the digests of units unchanged since they were made
     (:func:`kg.build.reuse.unit_digests`). ``store_compaction``: when an updated store is
-    compacted (``auto``, ``always``, ``never``; see :func:`kg.rdf.store.compact_after`)."""
+    compacted (``auto``, ``always``, ``never``; see :func:`kg.rdf.store.compact_after`).
+    ``skipped``: the records left out as invalid (for the stats)."""
     formats = rdf_formats(formats)
     compact_runs = compact_after(store_compaction)
     outdir = Path(outdir).resolve()
@@ -117,9 +127,10 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         staging = Staging(outdir)
     elif staging.outdir != outdir:
         raise ValueError(f"the staging folder {staging.tmp} is not that of {outdir}")
-    write = None
+    write, talk = None, talk or Talk()
     try:
         write = _Write(G, staging, base, formats, keep, known, timings if timings is not None else {})
+        write.bar = talk.bar("writing", 2 + sum(job not in staging.started for job in JOBS), "steps")
         old, why = read_state(outdir, base, [*formats, "json.nodes", "json.links"]) if reuse \
             else (None, "a full build was asked for")
         if old is not None and not (outdir / STORE_DIR).is_dir():
@@ -129,10 +140,12 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         write.finish_blocks()
         write.timings.update(staging.wait())
         write.lap("staged-wait")
-        stats = write.index(n_records)
+        stats = write.index(n_records, skipped)
         write.close_store()
-        if report is not None:
-            report(write.reuse_line(why))
+        write.bar.close()
+        talk.detail(write.reuse_line(why))
+        if write.old is not None:
+            talk.say(write.reuse_summary())
         swap(staging.tmp, outdir)
         staging.release()
     except BaseException:
@@ -160,6 +173,7 @@ class _Write:
         self.triples = 0
         self.compact_runs = None
         self.drawn: dict[str, tuple] = {}  # view -> its row of the index page
+        self.bar = None  # the progress bar of the write (Talk.bar)
         self._usages: dict | None = None
         self._clock = time.perf_counter()
 
@@ -182,6 +196,7 @@ class _Write:
             self.lap("digest")
             self.write_here(digests)
             self.lap("blocks")
+            self.bar.update()
         else:
             self.child = Forked(self.write_in_child, on_now=self.start_store_update)
 
@@ -283,6 +298,7 @@ class _Write:
             else:
                 write_jsonl(self.tmp, job, extractions, records)
                 self.lap("jsonl")
+            self.bar.update()
 
     def finish_blocks(self) -> None:
         """Wait for the child, if any; then, if the blocks were written here, the kept
@@ -290,6 +306,8 @@ class _Write:
         while self.child is not None and not self.child.done:
             self.take(self.child.next())
         self.lap("blocks-wait")
+        if self.child is not None:
+            self.bar.update()
         if self.blocks is not None:
             if self.keep is not None:
                 self.keep(self.blocks.digests)
@@ -297,9 +315,9 @@ class _Write:
             self.write_build_state(self.blocks)
             self.lap("state")
 
-    def index(self, n_records: int | None) -> dict:
+    def index(self, n_records: int | None, skipped: int) -> dict:
         """stats.json and index.html; returns the stats."""
-        stats = graph_stats(self.G, n_records)
+        stats = graph_stats(self.G, n_records, skipped)
         stats["triples"] = self.triples
         (self.tmp / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         views = [self.drawn[view] for view in VIEWS]
@@ -311,6 +329,7 @@ class _Write:
         self.loader.close()
         self.timings["store"] = self.loader.seconds
         self.lap("store-wait")
+        self.bar.update()
         if self.blocks is not None:
             self.blocks.close()
 
@@ -332,6 +351,14 @@ class _Write:
         since = "compacted" if loader.compacted else f"{n} update{'s' if n != 1 else ''} since its last compaction"
         return (f"reuse    {copied}; store updated ({loader.removed_triples:,} triples removed, "
                 f"{loader.added_bytes / 1e6:.1f} MB of N-Triples added; {phases}; {since})")
+
+    def reuse_summary(self) -> str:
+        """What was reused of the last build, in a user's words."""
+        done = self.delta or {"reused_papers": self.blocks.reused_papers,
+                              "papers": sum(1 for u in self.blocks.digests if u.startswith("paper/"))}
+        store = "updated" if isinstance(self.loader, StoreUpdater) else "loaded anew"
+        return (f"reused the outputs of {done['reused_papers']:,} of {done['papers']:,} papers from the last build; "
+                f"the SPARQL store {store}")
 
     def abort(self) -> None:
         """Stop the child and close every file (a failed build)."""

@@ -25,8 +25,9 @@ from kg.build.kept import Resolution, resolve_graph
 from kg.build.lock import output_lock
 from kg.build.outputs import RDF_FORMATS, rdf_formats, write_outputs
 from kg.build.staging import Staging
+from kg.build.talk import Talk
 from kg.extract import extract_first
-from kg.ingest import read_records, sample_paths
+from kg.ingest import input_files, read_records, sample_paths
 from kg.model import Extraction, Record
 from kg.rdf.namespace import DEFAULT_BASE
 from kg.resolve.algorithms import edge_count
@@ -46,13 +47,10 @@ class BuildOptions:
     store_compaction: str = "auto"
 
 
-def _quiet(message: str) -> None:
-    pass
-
-
-def read(sources=None, skip_invalid: bool = False, warn=None) -> list[Record]:
-    """Ingest: the records of files and record dicts; the bundled samples if ``sources`` is None."""
-    return read_records(sample_paths() if sources is None else sources, skip_invalid=skip_invalid, report=warn)
+def read(sources=None, skip_invalid: bool = False, warn=None, skipped: list | None = None) -> list[Record]:
+    """Ingest: the records of files, folders and record dicts; the bundled samples if
+    ``sources`` is None. ``skipped`` receives the message of each invalid record left out."""
+    return read_records(sample_paths() if sources is None else sources, skip_invalid, warn, skipped)
 
 
 def extract(records: list[Record]) -> list[Extraction]:
@@ -76,40 +74,45 @@ class Built:
     seconds: float
 
 
-def build(sources, out: str | Path, options: BuildOptions | None = None, log=_quiet, warn=None,
-          progress=None) -> Built:
-    """``kg build``: the outputs of ``sources`` (the bundled samples if none) written into
-    ``out``. ``log(line)`` hears what each stage did, ``warn(message)`` about records
-    skipped or cut, ``progress(done, total)`` how the extraction goes."""
-    options = options or BuildOptions()
+def build(sources, out: str | Path, options: BuildOptions | None = None, talk: Talk | None = None) -> Built:
+    """``kg build``: the outputs of ``sources`` (files and folders; the bundled samples if
+    none) written into ``out``. ``talk`` hears what each stage did (:class:`Talk`)."""
+    options, talk = options or BuildOptions(), talk or Talk()
     t0 = time.perf_counter()
     formats = rdf_formats(options.formats)  # a typo fails now, not after extraction
-    sources = list(sources) if sources else sample_paths()
+    files = [f for src in sources for f in input_files(src)] if sources else sample_paths()
     with output_lock(out):  # before extraction: a second build into the folder fails at once
-        records = read(sources, options.skip_invalid, warn)
-        log(f"ingest   {len(records)} records from {len(sources)} file(s)  {time.perf_counter() - t0:.2f}s")
+        skipped: list[str] = []
+        records = read(files, options.skip_invalid, talk.warn, skipped)
+        talk.say(f"read {len(records):,} records from {len(files):,} file{'s' if len(files) != 1 else ''}"
+                 + (f"; skipped {len(skipped):,} invalid" if skipped else ""))
+        talk.detail(f"ingest: {time.perf_counter() - t0:.2f}s")
         cache = _open_cache(options)
         identities = {} if cache is not None else None  # each record's extraction identity (kg.build.kept)
         t = time.perf_counter()
-        first, extractions, hits = _extract_first(records, options, cache, identities, log, progress)
+        first, extractions, hits = _extract_first(records, options, cache, identities, talk)
         with Staging(out) as staging:
-            extractions, kept = _finish_extraction(first, extractions, records, staging, cache, out, log)
+            extractions, kept = _finish_extraction(first, extractions, records, staging, cache, out, talk)
             first = None  # the first pass's results: all in the extractions now
-            log(f"extract  {sum(len(e.mentions) for e in extractions)} mentions{hits}  {time.perf_counter() - t:.2f}s")
+            talk.say(f"extracted {sum(len(e.mentions) for e in extractions):,} mentions from {len(records):,} "
+                     f"records in {time.perf_counter() - t:.1f} s" + hits)
+            talk.detail(f"extract: {time.perf_counter() - t:.2f}s")
             t = time.perf_counter()
             res = resolve_graph(records, extractions, identities, kept.previous)
             kept.previous = None  # its graph's unchanged parts live on in the new one
-            again = f" ({res.resolved:,} of {res.papers:,} papers resolved, the others kept)" \
+            again = f" ({res.papers - res.resolved:,} unchanged papers taken from the last build)" \
                 if res.resolved < res.papers else ""
-            log(f"resolve  {res.G.number_of_nodes()} nodes, {edge_count(res.G)} edges{again}  "
-                f"{time.perf_counter() - t:.2f}s")
+            talk.say(f"resolved {res.G.number_of_nodes():,} nodes and {edge_count(res.G):,} links{again}")
+            talk.detail(f"resolve: {time.perf_counter() - t:.2f}s")
             t, timings = time.perf_counter(), {}
             stats = write_outputs(res.G, extractions, out, base=options.base, n_records=len(records),
                                   records=records, timings=timings, formats=formats, reuse=options.use_cache,
-                                  store_compaction=options.store_compaction, report=log, staging=staging,
-                                  keep=kept.saver(res), known=res.known)
-    parts = ", ".join(f"{k} {v:.2f}s" for k, v in timings.items())
-    log(f"write    {out}/ ({stats['triples']} triples; {parts})  {time.perf_counter() - t:.2f}s")
+                                  store_compaction=options.store_compaction, talk=talk, staging=staging,
+                                  keep=kept.saver(res), known=res.known, skipped=len(skipped))
+    seconds = time.perf_counter() - t
+    talk.detail(f"write: {seconds:.2f}s ({stats['triples']} triples; "
+                + ", ".join(f"{k} {v:.2f}s" for k, v in timings.items()) + ")")
+    talk.say(f"wrote {out}/ ({stats['triples']:,} triples) in {seconds:.1f} s")
     return Built(stats, records, extractions, res.G, time.perf_counter() - t0)
 
 
@@ -121,7 +124,7 @@ def _open_cache(options: BuildOptions):
     return ExtractionCache(options.cache or default_cache_dir())
 
 
-def _extract_first(records, options: BuildOptions, cache, identities, log, progress) -> tuple:
+def _extract_first(records, options: BuildOptions, cache, identities, talk: Talk) -> tuple:
     """The spaCy pass (cached texts read, the others extracted), on a Dask cluster if asked:
     (the corpus-name pass to run, the extractions if it ran here already, the log's word on
     the cache). Without a kept state to load meanwhile (no cache), on Dask or without fork,
@@ -132,15 +135,15 @@ def _extract_first(records, options: BuildOptions, cache, identities, log, progr
             from kg.extract.dask_cluster import dask_client
 
             client = stack.enter_context(dask_client(options.dask, options.workers))
-            log(f"dask     {len(client.scheduler_info().get('workers', ()))} workers at {options.dask}")
-        first = extract_first(records, workers=options.workers, cache=cache, dask=client, progress=progress,
-                              identities=identities)
+            talk.say(f"extracting on {len(client.scheduler_info().get('workers', ()))} Dask workers at {options.dask}")
+        first = extract_first(records, workers=options.workers, cache=cache, dask=client,
+                              progress=talk.counter("extracting", "texts"), identities=identities)
         extractions = None
         if cache is None or client is not None or not hasattr(os, "fork"):
             extractions = list(first.finish())
     hits = ""
     if cache is not None:
-        hits = f", {cache.hits} cached" if cache.hits else ""
+        hits = f"; {cache.hits:,} texts taken from the cache" if cache.hits else ""
         cache.close()  # a forked child opens its own connection
     return first, extractions, hits
 
@@ -159,19 +162,19 @@ class _Kept:
         return None if self.path is None else functools.partial(save_kept, self.path, res.kept, default_cache_dir())
 
 
-def _finish_extraction(first, extractions, records, staging: Staging, cache, out, log) -> tuple[list, _Kept]:
+def _finish_extraction(first, extractions, records, staging: Staging, cache, out, talk: Talk) -> tuple[list, _Kept]:
     """The extractions, with the JSON Lines files started in the staging folder's child,
     and the kept state loaded. With a cache, the corpus-name pass runs in that child while
     this process loads the kept state (loaded after the fork: its pages, written by the
     resolution, would otherwise be shared with the child and copied first)."""
     staging.start(extractions, records, corpus=first if extractions is None else None)
-    kept = _load_kept(cache, out, log) if cache is not None else _Kept()
+    kept = _load_kept(cache, out, talk) if cache is not None else _Kept()
     if extractions is None:  # the corpus-name pass's additions, from the child
         extractions = first.apply(staging.additions())
     return extractions, kept
 
 
-def _load_kept(cache, out, log) -> _Kept:
+def _load_kept(cache, out, talk: Talk) -> _Kept:
     """The kept state of the last build into ``out`` (if any, and signed by this user's builds)."""
     from kg.build.kept_files import load_kept, signing_key, state_path
     from kg.extract.cache import default_cache_dir
@@ -184,6 +187,6 @@ def _load_kept(cache, out, log) -> _Kept:
     except OSError as exc:
         kept.path, why = None, f"no signing key in {default_cache_dir()}: {exc.strerror}"
     took = time.perf_counter() - t
-    log(f"kept     none ({why})  {took:.2f}s" if kept.previous is None
-        else f"kept     {len(kept.previous.papers):,} papers' state loaded  {took:.2f}s")
+    talk.detail(f"kept resolution state: none ({why}), {took:.2f}s" if kept.previous is None
+                else f"kept resolution state: {len(kept.previous.papers):,} papers, loaded in {took:.2f}s")
     return kept

@@ -16,7 +16,7 @@ from spacy.tokens import Doc
 
 from kg.model import DocEntity, Extraction, Mention
 from kg._unionfind import UnionFind
-from kg.text import compact_key, occurrences
+from kg.text import CONTEXT_MAX, compact_key, context, occurrences
 from kg.extract.components import folded_text, sentences
 from kg.extract.shapes import Taken
 from kg.extract.tokens import doc_text, token_texts
@@ -112,17 +112,24 @@ def _mention_maker(doc: Doc, full: str, offset: int, title_len: int):
     string a sentence, shared by its mentions) and offsets into the title or abstract."""
     sents = [(sent.start_char, sent.end_char) for sent in sentences(doc)]
     sent_starts = [s for s, _ in sents]
-    sent_texts = [full[s:e] for s, e in sents]
+    sent_texts: dict[int, str] = {}  # a sentence's one string, shared by its mentions
 
-    def sentence_of(start: int) -> str:
+    def sentence_of(start: int, end: int) -> str:
         k = bisect.bisect_right(sent_starts, start) - 1
-        return sent_texts[k] if k >= 0 and start < sents[k][1] else ""
+        if k < 0 or start >= sents[k][1]:
+            return ""
+        s, e = sents[k]
+        if e - s > CONTEXT_MAX:
+            return context(full, s, e, start, end)
+        if k not in sent_texts:
+            sent_texts[k] = full[s:e]
+        return sent_texts[k]
 
     def mention(s, e, text, type_, role, source) -> Mention:
         in_title = s < title_len
         base = 0 if in_title else offset
         return Mention(text=text, type=type_, start=s - base, end=e - base, role=role,
-                       source=source + ("@title" if in_title else ""), sentence=sentence_of(s))
+                       source=source + ("@title" if in_title else ""), sentence=sentence_of(s, e))
     return mention
 
 

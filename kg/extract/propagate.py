@@ -21,7 +21,7 @@ from functools import lru_cache
 from operator import attrgetter
 
 from kg.model import DocEntity, Extraction, Mention
-from kg.text import compact_key
+from kg.text import compact_key, context
 from kg.extract.shapes import BROAD_FIELDS, Taken, is_name_like
 
 _SOURCE = "kg_corpus"
@@ -147,7 +147,7 @@ def propagate(extraction: Extraction, text: str, lexicon: dict, pattern: "Finder
         if compact_key(form) in known or taken.overlaps(start, end):
             continue
         k = bisect.bisect_right(starts, start) - 1
-        sentence = text[sents[k][0]:sents[k][1]] if k >= 0 and start < sents[k][1] else ""
+        sentence = context(text, *sents[k], start, end) if k >= 0 and start < sents[k][1] else ""
         sentence = said.setdefault(sentence, sentence)
         role = "used" if type_ == "Method" else ""
         found.setdefault((type_, forms), []).append(
@@ -207,7 +207,7 @@ def changed_forms(new: dict, old: dict) -> set[str]:
 def substring_regex(forms: Iterable[str]) -> "re.Pattern | None":
     """A regex that finds any of ``forms`` as a substring, built as a trie (one
     branch a character): Python's ``re`` compiles and runs an alternation of
-    hundreds of literals slowly (2 s to compile 331 names), a trie in milliseconds.
+    hundreds of literals slowly (seconds), a trie in milliseconds.
 
     >>> rx = substring_regex(["GSU", "GSU-2", "GAN"])
     >>> [m.group(0) for m in rx.finditer("a GSU-2 and a GAN")]

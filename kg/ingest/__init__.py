@@ -78,32 +78,56 @@ def _read_text(path: Path, encoding_fallback=None) -> str:
     return text
 
 
-def read_file(path: str | Path, skip_invalid: bool = False, report=None) -> list[Record]:
+def read_file(path: str | Path, skip_invalid: bool = False, report=None, on_error=None) -> list[Record]:
     """All records of one file; raises :class:`InputError` on bad input.
 
-    With ``skip_invalid``, a bad record is reported (``report(message)``) and
-    skipped instead; a file that cannot be read at all still raises.
+    With ``skip_invalid``, a bad record is skipped instead and its message given to
+    ``on_error`` (default: ``report``); a file that cannot be read at all still raises.
     """
     path = Path(path)
     reader = READERS.get(path.suffix.lower())
     if reader is None:
-        raise InputError(path, f"unknown input format {path.suffix!r} (use one of {', '.join(READERS)})")
+        what = "a folder or file that does not exist" if not path.exists() else f"unknown input format {path.suffix!r}"
+        raise InputError(path, f"{what} (read are {', '.join(READERS)} files, and folders of them)")
     text = _read_text(path, encoding_fallback=report or (lambda m: None))
     if not skip_invalid:
         return reader(path, text)
-    return reader(path, text, on_error=report or (lambda m: None))
+    return reader(path, text, on_error=on_error or report or (lambda m: None))
+
+
+def input_files(path: str | Path) -> list[Path]:
+    """The files a path names: itself, or for a folder every file of a known format under
+    it (recursively, in name order, hidden ones left out)."""
+    path = Path(path)
+    if not path.is_dir():
+        return [path]
+    found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in READERS
+                   and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    if not found:
+        raise InputError(path, f"a folder with no abstract files (looked for {', '.join(READERS)})")
+    return found
 
 
 @without_gc
-def read_records(sources: Iterable[str | Path | dict], skip_invalid: bool = False, report=None) -> list[Record]:
-    """Records from paths and/or mappings (dicts given directly, e.g. from Python).
+def read_records(sources: Iterable[str | Path | dict], skip_invalid: bool = False, report=None,
+                 skipped: list | None = None) -> list[Record]:
+    """Records from files, folders (read recursively) and/or mappings (dicts given directly,
+    e.g. from Python).
 
-    Records whose id was already used for a different abstract are reported
-    and kept under a suffixed id (``id~2``), so nothing is lost silently.
+    With ``skip_invalid``, a bad record is reported and left out (its message also
+    appended to ``skipped``, if given). Records whose id was already used for a different
+    abstract are reported and kept under a suffixed id (``id~2``), so nothing is lost silently.
 
     The cyclic collector is paused meanwhile (:mod:`kg._gc`): records hold no cycles,
-    and at 100k records its passes over the growing list took a third of the time.
+    and its passes over the growing list took a third of the time.
     """
+    tell = report or (lambda m: None)
+
+    def on_error(message: str) -> None:
+        if skipped is not None:
+            skipped.append(message)
+        tell(message)
+
     out: list[Record] = []
     n_dicts = 0
     for src in sources:
@@ -113,10 +137,11 @@ def read_records(sources: Iterable[str | Path | dict], skip_invalid: bool = Fals
             except InputError as exc:
                 if not skip_invalid:
                     raise
-                (report or (lambda m: None))(str(exc))
+                on_error(str(exc))
             n_dicts += 1
-        else:
-            out.extend(read_file(src, skip_invalid=skip_invalid, report=report))
+            continue
+        for path in input_files(src):
+            out.extend(read_file(path, skip_invalid=skip_invalid, report=tell, on_error=on_error))
     return _dedupe_ids(_capped(out, report), report)
 
 

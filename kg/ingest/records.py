@@ -96,11 +96,35 @@ def _keywords(value) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v for v in out if v))
 
 
+#: The types a record's fields may have (JSON's null is always allowed: the field is absent).
+FIELD_TYPES = {"abstract": str, "title": str, "venue": str, "url": str, "id": (str, int), "year": (str, int),
+               "keywords": (str, list), "code": (str, list), "software": (str, list)}
+_KIND_WORDS = {str: "text", (str, int): "text or a whole number", (str, list): "text or a list of text"}
+
+
+def _kind_of(value) -> str:
+    """How a JSON value is named in an error.
+
+    >>> _kind_of(123), _kind_of([1]), _kind_of({"a": 1}), _kind_of(True)
+    ('a number (123)', 'a list', 'an object', 'true or false')
+    """
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return f"a number ({value!r})"
+    return {list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
 def record_from_mapping(obj, path: Path, index: int, line: int, source: str | None = None) -> Record:
     """A :class:`Record` from a JSON / CSV mapping, or an :class:`InputError`. ``source``:
     ``source_name(path)``, which a reader of many records passes once worked out."""
     if not isinstance(obj, dict):
         raise InputError(path, f"record {index} is not an object", line)
+    for name, kinds in FIELD_TYPES.items():
+        value = obj.get(name)
+        if value is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
+            raise InputError(path, f"record {index}: field {name!r} must be {_KIND_WORDS[kinds]}, "
+                                   f"not {_kind_of(value)}", line)
     abstract = _str(obj.get("abstract"))
     if not abstract:
         raise InputError(path, f"record {index} has no abstract", line)

@@ -45,15 +45,29 @@ def _parse(name: str, text: str) -> NamedQuery:
     return NamedQuery(name, title, description, tuple(params), tuple(helps), text)
 
 
-def list_named() -> list[NamedQuery]:
-    """Every named query, sorted by name."""
+def _all() -> dict[str, NamedQuery]:
     root = resources.files("kg.rdf") / "queries"
-    return sorted((_parse(p.name[:-3], p.read_text(encoding="utf-8")) for p in root.iterdir()
-                   if p.name.endswith(".rq")), key=lambda q: q.name)
+    return {p.name[:-3]: _parse(p.name[:-3], p.read_text(encoding="utf-8")) for p in root.iterdir()
+            if p.name.endswith(".rq")}
 
 
-def get_named(name: str) -> NamedQuery:
-    for q in list_named():
-        if q.name == name:
+def list_named() -> list[NamedQuery]:
+    """Every named query, sorted by name (variants for bound parameters left out: see :func:`get_named`)."""
+    return sorted((q for name, q in _all().items() if "@" not in name), key=lambda q: q.name)
+
+
+def variants(name: str) -> list[NamedQuery]:
+    """The variants of a named query for bound parameters: ``NAME@PARAM.rq`` is ``NAME``
+    with ``PARAM`` bound (``top-methods@task`` ranks the methods of one task)."""
+    return sorted((q for n, q in _all().items() if n.startswith(name + "@")), key=lambda q: q.name)
+
+
+def get_named(name: str, bound=()) -> NamedQuery:
+    """The named query ``name``, or its variant whose parameters are the names ``bound``."""
+    queries = _all()
+    if name not in queries or "@" in name:
+        raise KeyError(f"no named query {name!r} (see `kg query --list`)")
+    for q in [queries[name], *variants(name)]:
+        if set(q.params) == set(bound):
             return q
-    raise KeyError(f"no named query {name!r} (see `kg query --list`)")
+    return queries[name]

@@ -6,6 +6,7 @@ of rdflib's ``initBindings``), never by formatting query text.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import threading
@@ -13,6 +14,8 @@ import time
 from pathlib import Path
 
 import pyoxigraph as ox
+
+from kg.rdf.results import serialize_solutions
 
 STORE_DIR = "store"
 
@@ -116,10 +119,9 @@ UPDATES_FILE = "abstract-kg-updates.json"
 
 #: Table runs (bulk loads, and the flush of the deletions) an updated store may carry before
 #: an update compacts it: each run is a sorted file of every index that overlaps all the others,
-#: read by every lookup until compaction merges them. Measured on 100k + 1% rebuilds (2 runs
-#: each), the nine named queries of the bench run 1.5x slower than on a compacted store after
-#: one, 1.9x after three, 2.1x after four; compacting took 31-34 s (the update itself 1.5-7 s).
-#: 8: every 4th such rebuild compacts.
+#: read by every lookup until compaction merges them, so queries slow down with each run,
+#: while compacting costs several times an update (``docs/benchmarks.md``). 8: every 4th
+#: +1% rebuild compacts.
 COMPACT_AFTER_RUNS = 8
 
 #: When an updated store is compacted (``kg build --store-compaction``).
@@ -375,17 +377,24 @@ FORMATS = {"json": ox.QueryResultsFormat.JSON, "csv": ox.QueryResultsFormat.CSV,
 GRAPH_FORMATS = {"turtle": ox.RdfFormat.TURTLE, "nt": ox.RdfFormat.N_TRIPLES, "ntriples": ox.RdfFormat.N_TRIPLES}
 
 
-def serialize_results(results, fmt: str, prefixes: dict[str, str] | None = None) -> str:
+def serialize_results(results, fmt: str, prefixes: dict[str, str] | None = None, limit: int | None = None) -> str:
     """Results as text: ``table`` (aligned columns), ``json`` (W3C SPARQL JSON),
     ``csv`` / ``tsv`` / ``xml`` (W3C formats); CONSTRUCT / DESCRIBE results as
-    Turtle (``table``, ``turtle``) or N-Triples (``nt``)."""
+    Turtle (``table``, ``turtle``) or N-Triples (``nt``). ``limit``: at most that many
+    rows (or triples)."""
     if isinstance(results, ox.QueryTriples):
         gfmt = GRAPH_FORMATS.get(fmt, ox.RdfFormat.TURTLE)
-        return results.serialize(format=gfmt).decode("utf-8")
+        if limit is None:
+            return results.serialize(format=gfmt).decode("utf-8")
+        return ox.serialize(list(itertools.islice(results, limit)), format=gfmt).decode("utf-8")
     if fmt == "table":
-        return format_table(results, prefixes or {})
+        return format_table(results, prefixes or {}, limit)
     if fmt not in FORMATS:
         raise QueryError(f"unknown output format {fmt!r} (use table, json, csv, tsv or xml)")
+    if limit is not None and isinstance(results, ox.QuerySolutions):
+        names = [v.value for v in results.variables]
+        rows = [[sol[n] for n in names] for sol in itertools.islice(results, limit)]
+        return serialize_solutions(names, rows, fmt)
     buf = io.BytesIO()
     results.serialize(buf, format=FORMATS[fmt])
     return buf.getvalue().decode("utf-8")
@@ -404,12 +413,12 @@ def _short(term, prefixes: dict[str, str]) -> str:
     return term.value
 
 
-def format_table(results, prefixes: dict[str, str]) -> str:
-    """An aligned plain-text table (``ASK`` gives ``true`` / ``false``)."""
+def format_table(results, prefixes: dict[str, str], limit: int | None = None) -> str:
+    """An aligned plain-text table (``ASK`` gives ``true`` / ``false``) of at most ``limit`` rows."""
     if isinstance(results, ox.QueryBoolean):
         return "true\n" if bool(results) else "false\n"
     names = [v.value for v in results.variables]
-    data = [[" ".join(_short(sol[n], prefixes).split()) for n in names] for sol in results]
+    data = [[" ".join(_short(sol[n], prefixes).split()) for n in names] for sol in itertools.islice(results, limit)]
     widths = [min(60, max([len(n)] + [len(r[i]) for r in data])) for i, n in enumerate(names)]
 
     def fit(cell: str, w: int) -> str:

@@ -50,8 +50,11 @@ def graph_file(where: str | Path) -> Path:
     return p
 
 
+def rdf_format(path: Path) -> str:
+    """rdflib's name of the format of an RDF file, by its suffix."""
+    return {".nt": "nt", ".ttl": "turtle", ".jsonld": "json-ld", ".nq": "nquads"}.get(path.suffix, "turtle")
+
+
 def validate_path(where: str | Path) -> Report:
     path = graph_file(where)
-    fmt = {".nt": "nt", ".ttl": "turtle", ".jsonld": "json-ld", ".nq": "nquads"}.get(path.suffix, "turtle")
-    data = Graph().parse(path, format=fmt)
-    return validate_graph(data)
+    return validate_graph(Graph().parse(path, format=rdf_format(path)))
