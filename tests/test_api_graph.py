@@ -82,7 +82,7 @@ def test_exports_load_back(sample_kg, tmp_path, fmt):
         assert (H.number_of_nodes(), H.number_of_edges()) == (n, m)
     elif fmt == "node-link":
         data = json.loads(files[0].read_text())
-        H = nx.node_link_graph(data, edges="links", multigraph=True, directed=True)
+        H = nx.node_link_graph(data)  # networkx defaults: edges under "edges"
         assert (H.number_of_nodes(), H.number_of_edges()) == (n, m)
     elif fmt == "cytoscape":
         els = json.loads(files[0].read_text())["elements"]

@@ -19,12 +19,21 @@ from kg.build.lock import output_lock
 from kg.model import Extraction
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    """Write ``text`` to ``path`` through a temporary file and a rename. The file gets the
+    mode a plain ``open`` would give it (0666 less the umask), not the temporary file's 0600:
+    a web server or a database import run as another user reads it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
         os.replace(tmp, path)
@@ -64,9 +73,7 @@ class Staging:
         except BaseException:
             self.release()
             raise
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(self.tmp, 0o777 & ~umask)
+        os.chmod(self.tmp, 0o777 & ~_umask())
         self.started: tuple[str, ...] = ()
         self._child: Forked | None = None
         self._pass_pending = False  # the child runs a corpus-name pass whose additions are not taken yet

@@ -35,13 +35,15 @@ def flat_graph(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
             attrs[k] = "|".join(map(str, v)) if isinstance(v, (list, tuple)) else v
         F.add_node(n, **attrs)
     for u, v, k, d in sorted(G.edges(keys=True, data=True), key=lambda e: e[:3]):
-        F.add_edge(u, v, key=k, relation=k, evidence=len(d.get("mentions", [])),
+        F.add_edge(u, v, key=k, id=f"{u}|{k}|{v}", relation=k, evidence=len(d.get("mentions", [])),
                    derived_from="|".join(d.get("derived_from", [])))
     return F
 
 
 def to_graphml(G: nx.MultiDiGraph) -> str:
-    return "\n".join(nx.generate_graphml(flat_graph(G))) + "\n"
+    """GraphML; each ``<edge>`` has an id of its own (source|relation|target), as the
+    schema requires (Gephi keeps one edge an id)."""
+    return "\n".join(nx.generate_graphml(flat_graph(G), edge_id_from_attribute="id")) + "\n"
 
 
 def to_gexf(G: nx.MultiDiGraph) -> str:
@@ -52,16 +54,33 @@ def to_gexf(G: nx.MultiDiGraph) -> str:
 
 
 def to_node_link(G: nx.MultiDiGraph) -> str:
-    """Node-link JSON with every attribute, mentions included (``graph.json``)."""
-    return graph_to_json(G)
+    """Node-link JSON with every attribute, mentions included, as ``networkx.node_link_data``
+    writes it (edges under ``"edges"``): ``nx.node_link_graph(json.load(f))`` reads it back."""
+    data = json.loads(graph_to_json(G))
+    data["edges"] = data.pop("links")
+    data.pop("format", None)
+    data.setdefault("graph", {})
+    return json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def cytoscape_id(node: str) -> str:
+    """A node id that a CSS selector takes as it is (``cy.$('#method__tarot')``): ``/``
+    becomes ``__`` and ``%`` ``_`` (node ids hold neither ``_`` nor other punctuation).
+
+    >>> cytoscape_id("method/gr%C3%A9ta")
+    'method__gr_C3_A9ta'
+    """
+    return node.replace("/", "__").replace("%", "_")
 
 
 def to_cytoscape(G: nx.MultiDiGraph) -> str:
-    """Cytoscape.js elements JSON (``cy.add(data.elements)``)."""
-    nodes = [{"data": {"id": n, "label": d.get("label", n), "type": d["type"],
+    """Cytoscape.js elements JSON (``cy.add(data.elements)``); ``kg_id`` keeps each
+    node's own id."""
+    cid = cytoscape_id
+    nodes = [{"data": {"id": cid(n), "kg_id": n, "label": d.get("label", n), "type": d["type"],
                        **({"aliases": list(d["aliases"])} if d.get("aliases") else {})}}
              for n, d in sorted(G.nodes(data=True))]
-    edges = [{"data": {"id": f"{u}|{k}|{v}", "source": u, "target": v, "relation": k,
+    edges = [{"data": {"id": f"{cid(u)}--{k}--{cid(v)}", "source": cid(u), "target": cid(v), "relation": k,
                        "evidence": len(d.get("mentions", []))}}
              for u, v, k, d in sorted(G.edges(keys=True, data=True), key=lambda e: e[:3])]
     return json.dumps({"elements": {"nodes": nodes, "edges": edges}}, ensure_ascii=False, indent=1) + "\n"
