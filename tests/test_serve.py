@@ -175,3 +175,24 @@ def test_a_rebuild_of_the_folder_is_served_without_a_restart(tmp_path):
         server.shutdown()
         server.server_close()
         pool.close()
+
+
+def test_accept_quality_values_406_and_vary(endpoint):
+    q = urllib.parse.quote("SELECT ?s WHERE { ?s a <https://w3id.org/abstract-kg/ontology#Venue> }")
+    status, headers, body = get(f"{endpoint}/sparql?query={q}", {
+        "Accept": "application/sparql-results+json;q=0.5, application/sparql-results+xml;q=0.9"})
+    assert status == 200 and headers["Content-Type"].startswith("application/sparql-results+xml")
+    assert "Accept" in headers.get("Vary", "")
+    status, _, _ = get(f"{endpoint}/sparql?query={q}", {"Accept": "image/png"})
+    assert status == 406
+    status, headers, _ = get(f"{endpoint}/sparql?query={q}&format=" + urllib.parse.quote("application/sparql-results+xml"))
+    assert status == 200 and headers["Content-Type"].startswith("application/sparql-results+xml")
+
+
+def test_cors_preflight_lets_a_browser_on_another_origin_post_a_query(endpoint):
+    status, headers, _ = get(f"{endpoint}/sparql", {"Origin": "https://example.org",
+                                                     "Access-Control-Request-Method": "POST",
+                                                     "Access-Control-Request-Headers": "content-type"},
+                             method="OPTIONS")
+    assert status == 204 and headers["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in headers["Access-Control-Allow-Methods"] and "content-type" in headers["Access-Control-Allow-Headers"].lower()

@@ -192,16 +192,45 @@ class WorkerPool:
 
 # ----------------------------------------------------------------------------- HTTP side
 
-def choose_format(accept: str, explicit: str | None) -> str:
-    """Results format from ``?format=`` or the Accept header (first listed match)."""
+_SHORT = {"ntriples": "nt", "n-triples": "nt", "ttl": "turtle"}
+
+
+def choose_format(accept: str, explicit: str | None) -> str | None:
+    """The results format: ``?format=`` (a short name or a media type), else the
+    ``Accept`` header's acceptable type of highest quality (``q``; the first listed among
+    equals; ``*/*`` or none at all: JSON). None when nothing acceptable is served (406).
+
+    >>> choose_format("application/sparql-results+json;q=0.5, application/sparql-results+xml;q=0.9", None)
+    'xml'
+    >>> choose_format("image/png", None) is None, choose_format("", None), choose_format("", "text/csv")
+    (True, 'json', 'csv')
+    """
+    media_fmt = dict(_ACCEPT)
     if explicit:
-        return {"ntriples": "nt", "n-triples": "nt", "ttl": "turtle"}.get(explicit.lower(), explicit.lower())
-    for part in (accept or "").split(","):
-        media = part.split(";")[0].strip().lower()
-        for m, fmt in _ACCEPT:
-            if media == m:
-                return fmt
-    return "json"
+        e = explicit.strip().lower()
+        return media_fmt.get(e) or _SHORT.get(e, e)
+    if not (accept or "").strip():
+        return "json"
+    ranked = []
+    for i, part in enumerate(accept.split(",")):
+        media, *params = [x.strip() for x in part.split(";")]
+        q = 1.0
+        for param in params:
+            if param.lower().startswith("q="):
+                try:
+                    q = float(param[2:])
+                except ValueError:
+                    q = 0.0
+        if q > 0:
+            ranked.append((-q, i, media.lower()))
+    for _, _, media in sorted(ranked):
+        if media in media_fmt:
+            return media_fmt[media]
+        if media in ("*/*", "application/*"):
+            return "json"
+        if media == "text/*":
+            return "csv"
+    return None
 
 
 QUERY_PAGE = """<!DOCTYPE html>
@@ -324,8 +353,17 @@ class SparqlHandler(BaseHTTPRequestHandler):
         if _SERVICE.search(text):
             return self._error(403, "Federated queries (SERVICE) are refused.")
         fmt = choose_format(self.headers.get("Accept", ""), (params.get("format") or [None])[0])
+        if fmt is None:
+            return self._error(406, "No acceptable format: results come as " + ", ".join(m for m, _ in _ACCEPT) + ".")
         status, ctype, body = self.pool.run(text, fmt, self.max_rows, self.timeout_s)
-        self._send(status, ctype, body)
+        self._send(status, ctype, body, {"Vary": "Accept"})
+
+    def do_OPTIONS(self):
+        """A CORS preflight: any origin may query (the endpoint is read-only and public)."""
+        self._send(204, "text/plain; charset=utf-8", b"", {
+            "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+            "Access-Control-Allow-Headers": "Content-Type, Accept",
+            "Access-Control-Max-Age": "86400"})
 
     def _static(self, path: str) -> None:
         name = path.lstrip("/")
