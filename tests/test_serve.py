@@ -196,3 +196,19 @@ def test_cors_preflight_lets_a_browser_on_another_origin_post_a_query(endpoint):
                              method="OPTIONS")
     assert status == 204 and headers["Access-Control-Allow-Origin"] == "*"
     assert "POST" in headers["Access-Control-Allow-Methods"] and "content-type" in headers["Access-Control-Allow-Headers"].lower()
+
+
+def test_get_sparql_without_a_query_describes_the_service(endpoint):
+    from rdflib import Graph, Namespace, URIRef
+
+    status, headers, body = get(f"{endpoint}/sparql")
+    assert status == 200 and headers["Content-Type"].startswith("text/turtle")
+    g = Graph().parse(data=body, format="turtle")
+    SD = Namespace("http://www.w3.org/ns/sparql-service-description#")
+    svc = URIRef(f"{endpoint}/sparql")
+    assert (svc, SD.endpoint, svc) in g and (svc, SD.supportedLanguage, SD.SPARQL11Query) in g
+
+
+def test_a_hostile_host_header_goes_into_no_iri(endpoint):
+    status, _, body = get(f"{endpoint}/sparql", {"Host": "evil> <x"})
+    assert status == 200 and "evil" not in body

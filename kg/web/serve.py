@@ -41,6 +41,7 @@ _ACCEPT = [("application/sparql-results+json", "json"), ("application/json", "js
            ("application/sparql-results+xml", "xml"), ("application/xml", "xml"), ("text/xml", "xml"),
            ("text/csv", "csv"), ("text/tab-separated-values", "tsv"),
            ("text/turtle", "turtle"), ("application/n-triples", "nt"), ("text/plain", "nt")]
+_HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
 _SERVICE = re.compile(r"(?i)\bSERVICE\s+(?:SILENT\s+)?[<?$]")
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
@@ -233,6 +234,33 @@ def choose_format(accept: str, explicit: str | None) -> str | None:
     return None
 
 
+def service_description(endpoint: str) -> str:
+    """The SPARQL 1.1 Service Description of the endpoint at ``endpoint`` (Turtle):
+    what ``GET /sparql`` without a query answers."""
+    from rdflib import BNode, Graph, Literal, Namespace, URIRef
+    from rdflib.namespace import RDF
+
+    SD = Namespace("http://www.w3.org/ns/sparql-service-description#")
+    FMT = Namespace("http://www.w3.org/ns/formats/")
+    g = Graph()
+    g.bind("sd", SD)
+    g.bind("fmt", FMT)
+    svc, dataset, graph = URIRef(endpoint), BNode("dataset"), BNode("default")
+    g.add((svc, RDF.type, SD.Service))
+    g.add((svc, SD.endpoint, svc))
+    g.add((svc, SD.supportedLanguage, SD.SPARQL11Query))
+    for fmt in ("SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_CSV", "SPARQL_Results_TSV",
+                "Turtle", "N-Triples"):
+        g.add((svc, SD.resultFormat, FMT[fmt]))
+    g.add((svc, SD.defaultDataset, dataset))
+    g.add((dataset, RDF.type, SD.Dataset))
+    g.add((dataset, SD.defaultGraph, graph))
+    g.add((graph, RDF.type, SD.Graph))
+    g.add((svc, URIRef("http://purl.org/dc/terms/description"),
+           Literal("abstract-kg: a read-only knowledge graph of methods, tasks, datasets and code of ML papers")))
+    return g.serialize(format="turtle")
+
+
 QUERY_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{csp}">
@@ -316,7 +344,8 @@ class SparqlHandler(BaseHTTPRequestHandler):
             if "update" in params:
                 return self._error(403, "This endpoint is read-only: updates are refused.")
             if "query" not in params:
-                return self._error(400, "Missing 'query' parameter.")
+                return self._send(200, "text/turtle; charset=utf-8", service_description(self._endpoint_url()),
+                                  {"Vary": "Accept"})
             return self._query(params["query"][0], params)
         if url.path in ("/", ""):
             views = ", ".join(f'<a href="{p.name}">{p.name}</a>' for p in sorted(self.outdir.glob("*.html")))
@@ -364,6 +393,14 @@ class SparqlHandler(BaseHTTPRequestHandler):
             "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
             "Access-Control-Allow-Headers": "Content-Type, Accept",
             "Access-Control-Max-Age": "86400"})
+
+    def _endpoint_url(self) -> str:
+        """This endpoint's URL, by the request's Host header when it is a host name (untrusted
+        text goes into no IRI), else by the address the server listens on."""
+        host = self.headers.get("Host") or ""
+        if not _HOST.fullmatch(host):
+            host = "%s:%s" % self.server.server_address[:2]
+        return f"http://{host}/sparql"
 
     def _static(self, path: str) -> None:
         name = path.lstrip("/")
