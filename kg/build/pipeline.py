@@ -26,7 +26,7 @@ from kg.build.lock import output_lock
 from kg.build.outputs import RDF_FORMATS, rdf_formats, write_outputs
 from kg.build.staging import Staging
 from kg.build.talk import Talk
-from kg.extract import extract_first
+from kg.extract import extract_first, extract_records
 from kg.ingest import input_files, read_records, sample_paths
 from kg.model import Extraction, Record
 from kg.rdf.namespace import DEFAULT_BASE
@@ -55,7 +55,7 @@ def read(sources=None, skip_invalid: bool = False, warn=None, skipped: list | No
 
 def extract(records: list[Record]) -> list[Extraction]:
     """Extract in this process, without a cache: what :func:`build` extracts."""
-    return list(extract_first(records).finish())
+    return list(extract_records(records))
 
 
 def resolve(records: list[Record], extractions: list[Extraction]) -> nx.MultiDiGraph:
