@@ -54,7 +54,7 @@ def cv_table(shared: Path) -> None:
     nlp = make_nlp()
     classifier = nlp.get_pipe("kg_span_classifier").from_disk(default_model_path())
     data = parse(nlp, load_annotated(shared), classifier.word_classes, classifier.terms)
-    report(shared, cross_validate(classifier, data), None)
+    report(shared, cross_validate(classifier, data).preds, None)
 
 
 def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:

@@ -9,8 +9,9 @@ Steps: word classes and phrase statistics from the unlabelled corpus (``data/cor
 ``--corpus-features`` keeps them in a folder for the next run), the annotated records
 (dev, dev2, train) through the rule components, 5-fold cross-validation (folds by
 abstract; each fold's records predicted by a model that never saw them, through the
-shipped code path, then scored per set by ``eval/score.py``), and last the model trained
-on every record, saved to ``kg/resources/model``. Fixed seeds: the same data give the
+shipped code path, then scored per set by ``eval/score.py``), and last the span
+classifier trained on every record and the name-level proposed/used model trained on the
+folds' predictions (:mod:`kg.extract.roles`), saved to ``kg/resources/model``. Fixed seeds: the same data give the
 same model.
 """
 from __future__ import annotations
@@ -32,7 +33,8 @@ from kg.extract.normalize import normalize  # noqa: E402
 from kg.extract.termstats import TermStats, count_phrases  # noqa: E402
 from kg.ingest import record_from_mapping  # noqa: E402
 from kg.extract.pipeline import make_nlp  # noqa: E402
-from kg.extract.training import EPOCHS, HIDDEN, cross_validate, gold_key, load_annotated, parse, train_model  # noqa: E402
+from kg.extract.training import EPOCHS, HIDDEN, cross_validate, gold_key, load_annotated, parse, train_model, \
+    train_roles  # noqa: E402
 from kg.extract.wordclusters import word_classes  # noqa: E402
 
 TYPES = ("methods_proposed", "methods", "tasks", "datasets", "github")
@@ -141,12 +143,16 @@ def main() -> int:
             what = f"{n} examples" if n else f"model read from {args.fold_models}"
             print(f"fold {k}: {what}, {f} features ({time.time() - t0:.0f} s)", flush=True)
 
-        preds = cross_validate(classifier, data, args.folds, args.epochs, seed=args.seed, hidden=args.hidden,
-                               progress=progress, models=args.fold_models)
+        cv = cross_validate(classifier, data, args.folds, args.epochs, seed=args.seed, hidden=args.hidden,
+                            progress=progress, models=args.fold_models)
         print(f"\n{args.folds}-fold cross-validation (each record scored by a model that never saw it):")
-        report(args.shared, preds, args.dump)
+        report(args.shared, cv.preds, args.dump)
     if not args.no_save:
         classifier.model, classifier.lexicon, n = train_model(data, args.epochs, args.seed, args.hidden)
+        # the name-level model learns from the folds' predictions: records the span classifier did not see
+        classifier.roles = train_roles(cv.roles, args.seed) if args.folds else None
+        if classifier.roles is None:
+            print("no cross-validation, so no name-level model: the span scores say proposed or used")
         out = default_model_path()
         classifier.to_disk(out)
         size = sum(p.stat().st_size for p in out.iterdir())

@@ -8,7 +8,7 @@ import pytest
 from kg.extract.classifier import SparseSoftmax
 from kg.extract.learned import default_model_path
 from kg.extract.pipeline import make_nlp
-from kg.extract.training import Gold, cross_validate, parse, predict, train_model
+from kg.extract.training import Gold, cross_validate, parse, predict, train_model, train_roles
 from kg.model import Record
 
 #: Sentences written for this test: made-up names in the ordinary phrasings of abstracts.
@@ -101,8 +101,33 @@ def test_a_model_trained_on_tiny_data_finds_what_it_learned(tiny):
 def test_cross_validation_predicts_every_record_once(tiny):
     nlp, data = tiny
     clf = make_nlp().get_pipe("kg_span_classifier")
-    preds = cross_validate(clf, data, folds=2, epochs=2)
-    assert sorted(doc for _, doc in preds) == sorted(d.gold.doc for d in data)
+    cv = cross_validate(clf, data, folds=2, epochs=2)
+    assert sorted(doc for _, doc in cv.preds) == sorted(d.gold.doc for d in data)
+
+
+def test_the_name_level_model_learns_from_the_folds_and_decides_the_roles(tiny, tmp_path):
+    nlp, data = tiny
+    clf = make_nlp().get_pipe("kg_span_classifier")
+    cv = cross_validate(clf, data, folds=2, epochs=20)
+    assert cv.roles and {y for _, y in cv.roles} == {0, 1}  # names of proposed and of used methods
+    clf.model, clf.lexicon, _ = train_model(data, epochs=20)
+    clf.roles = train_roles(cv.roles)
+    clf.to_disk(tmp_path / "model")
+    fresh = make_nlp().get_pipe("kg_span_classifier").from_disk(tmp_path / "model")
+    assert fresh.roles is not None and fresh.roles.model.features == clf.roles.model.features
+    new = parse(nlp, [("dev", Record(doc="new#0", abstract="We propose KelpNet for leaf counting and compare it "
+                                     "with ZorbNet on Quuxset.", source="new", index=0), Gold("new#0"))])
+
+    def roles(threshold):
+        fresh.roles.threshold = threshold
+        (ex,) = predict(fresh, new)
+        return sorted(e.role for e in ex.entities if e.type == "Method")
+    # the name-level model, not the span scores, says proposed or used
+    assert roles(1.0) == ["used", "used"] and roles(-1.0) == ["proposed", "proposed"]
+    # a model saved without one drops the folder of the one before
+    fresh.roles = None
+    fresh.to_disk(tmp_path / "model")
+    assert not (tmp_path / "model" / "roles").exists()
 
 
 def test_cross_validation_reads_the_fold_models_it_kept(tiny, tmp_path):

@@ -4,7 +4,8 @@ The rule components before it mark what they find; this one scores every candida
 (:mod:`kg.extract.candidates`) with a trained :class:`~kg.extract.classifier.SparseSoftmax`
 whose features include the rules' marks; :mod:`kg.extract.names` keeps the best-scoring
 spans that do not overlap, joins the spans of one name in one record (its case and plural
-variants, an acronym and its expansion) and gives each name one class.
+variants, an acronym and its expansion) and gives each name one class; a second model
+(:mod:`kg.extract.roles`) then says whether each method name is proposed or used.
 
 Sets ``doc.spans["kg_learned_proposed"]`` (label ``Method``: the paper's own methods) and
 ``doc.spans["kg_learned"]`` (labels ``Method`` / ``Task`` / ``Dataset``). The model is
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections import Counter
 from importlib import resources
 from pathlib import Path
@@ -30,6 +32,7 @@ from kg.extract.classifier import CHUNK, SparseSoftmax
 from kg.extract.components import MatchComponent, sentences
 from kg.extract.lexicon import lookup
 from kg.extract.names import choose
+from kg.extract.roles import RoleModel, role_rows
 from kg.extract.shapes import BROAD_FIELDS
 from kg.extract.termstats import TermStats
 from kg.extract.tokens import doc_text, token_texts
@@ -237,9 +240,11 @@ class SpanClassifier(MatchComponent):
         self.lexicon = Lexicon()
         self.word_classes: dict[str, list[int]] = {}
         self.terms = TermStats()
+        self.roles: RoleModel | None = None  # proposed or used, name by name (else the span scores decide)
 
-    def score(self, doc: Doc) -> tuple[list[tuple[int, int]], list[str], object]:
-        """The candidates worth scoring, their texts and their class probabilities."""
+    def score(self, doc: Doc) -> tuple[list[tuple[int, int]], list[str], object, object]:
+        """The candidates worth scoring, their texts, their class probabilities and the
+        features' shared context."""
         if self.model is None:
             self.from_disk(default_model_path())
         spans, texts, ctx = doc_candidates(doc, self.word_classes, self.terms)
@@ -248,11 +253,15 @@ class SpanClassifier(MatchComponent):
         # a bounded number of feature lists alive at once, however long the record
         probs = [self.model.predict(span_rows(spans[a:a + CHUNK], texts[a:a + CHUNK], ctx, self.lexicon))
                  for a in range(0, len(spans), CHUNK)]
-        return spans, texts, numpy.concatenate(probs) if probs else self.model.predict([])
+        return spans, texts, numpy.concatenate(probs) if probs else self.model.predict([]), ctx
 
     def match(self, doc: Doc) -> list[tuple[int, int, int, str]]:
-        spans, texts, probs = self.score(doc)
-        return choose(doc, spans, texts, probs, self.threshold, self.length_bonus)
+        spans, texts, probs, ctx = self.score(doc)
+        relabel = None
+        if self.roles is not None:
+            def relabel(kept, names):
+                self.roles.relabel(role_rows(doc, spans, probs, kept, names, ctx), names)
+        return choose(doc, spans, texts, probs, self.threshold, self.length_bonus, relabel)
 
     def set_annotations(self, doc: Doc, found: list[tuple[int, int, int, str]]) -> None:
         # Every span of one name carries the name as its kb_id (so that the spans are one
@@ -304,6 +313,10 @@ class SpanClassifier(MatchComponent):
         (path / "clusters.json").write_text(json.dumps(self.word_classes, ensure_ascii=False, sort_keys=True,
                                                        separators=(",", ":")), encoding="utf-8")
         self.terms.to_disk(path)
+        if self.roles is not None:
+            self.roles.to_disk(path / "roles")
+        elif (path / "roles").exists():
+            shutil.rmtree(path / "roles")
 
     def from_disk(self, path, exclude=()) -> SpanClassifier:
         path = Path(path)
@@ -314,6 +327,7 @@ class SpanClassifier(MatchComponent):
         classes = path / "clusters.json"
         self.word_classes = json.loads(classes.read_text(encoding="utf-8")) if classes.exists() else {}
         self.terms = TermStats.from_disk(path)
+        self.roles = RoleModel.from_disk(path / "roles") if (path / "roles" / "config.json").exists() else None
         return self
 
 

@@ -6,7 +6,8 @@ that do not overlap are kept, the kept spans that name one thing are joined into
 proposed or used method, task or dataset.
 
 A name takes the class its spans' summed probabilities favour; a method is proposed
-when one of its spans says so more than any says used.
+when one of its spans says so more than any says used, unless the name-level model of
+:mod:`kg.extract.roles` decides (the shipped model has one).
 """
 from __future__ import annotations
 
@@ -172,11 +173,14 @@ def merge_tasks(names: Names) -> dict[str, str]:
     return {g: uf.find(g) for g in tasks}
 
 
-def choose(doc: Doc, spans, texts, probs, threshold: float, length_bonus: float = 0.0
+def choose(doc: Doc, spans, texts, probs, threshold: float, length_bonus: float = 0.0, relabel=None
            ) -> list[tuple[int, int, int, str]]:
-    """(start, end, class, name) of the spans kept as names."""
+    """(start, end, class, name) of the spans kept as names; ``relabel(kept, names)``,
+    if given, may change the names' classes before tasks are merged."""
     kept = best_spans(len(doc), spans, probs, threshold, length_bonus)
     names = join_names(doc, texts, probs, kept)
+    if relabel is not None:
+        relabel(kept, names)
     task_of = merge_tasks(names)
     out = []
     for k in kept:

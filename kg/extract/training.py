@@ -196,32 +196,74 @@ def fold_of(abstract: str, k: int) -> int:
     return int(text_hash(abstract), 16) % k
 
 
-def cross_validate(classifier, data: list[Parsed], folds: int = 5, epochs: int = EPOCHS, seed: int = 0,
-                   progress=None, hidden: int = HIDDEN, models: Path | None = None) -> dict:
-    """{(set, doc): extraction JSON} of every record, each predicted by a model trained
-    on the other folds; the records of one set in one fold are scored together.
+def role_examples(classifier, parsed: list[Parsed]) -> list[tuple[list[str], int]]:
+    """(features, 1 if proposed) of every method name the classifier finds in ``parsed``,
+    for training the name-level model of :mod:`kg.extract.roles`."""
+    from kg.extract.names import best_spans, join_names
+    from kg.extract.roles import role_label, role_rows
 
-    With ``models``, each fold's model is saved in ``models/<fold>`` and, where one is
-    already there, read instead of trained: a change after the classifier (grouping
+    out = []
+    for d in parsed:
+        spans, texts, probs, ctx = classifier.score(d.doc)
+        kept = best_spans(len(d.doc), spans, probs, classifier.threshold, classifier.length_bonus)
+        names = join_names(d.doc, texts, probs, kept)
+        rows = role_rows(d.doc, spans, probs, kept, names, ctx)
+        for g in sorted(rows):
+            gold = [d.gold.label(texts[k]) for k in kept if names.root[k] == g]
+            out.append((rows[g], role_label(gold)))
+    return out
+
+
+def train_roles(examples: list[tuple[list[str], int]], seed: int = 0):
+    from kg.extract.roles import RoleModel
+
+    return RoleModel.train([f for f, _ in examples], [y for _, y in examples], seed=seed) if examples else None
+
+
+@dataclass
+class CrossValidation:
+    preds: dict  # {(set, doc): extraction JSON}
+    roles: list  # the name-level examples of every record, from a span classifier that never saw it
+
+
+def cross_validate(classifier, data: list[Parsed], folds: int = 5, epochs: int = EPOCHS, seed: int = 0,
+                   progress=None, hidden: int = HIDDEN, models: Path | None = None) -> CrossValidation:
+    """Every record predicted by models trained on the other folds; the records of one
+    set in one fold are scored together.
+
+    First each fold's span classifier, and the name-level examples (:mod:`kg.extract.roles`)
+    of the records it did not see; then each fold's records are predicted with that
+    classifier and a name-level model trained on the other folds' examples.
+
+    With ``models``, each fold's span classifier is saved in ``models/<fold>`` and, where
+    one is already there, read instead of trained: a change after the classifier (grouping
     names, resolution) is then cross-validated in minutes. Only valid while the
     features, the training data and the settings are those the models were made with."""
-    preds = {}
+    fold = [fold_of(d.rec.abstract, folds) for d in data]
+    trained, examples = [], []
+    classifier.roles = None  # the span classifier alone, in the first step and in the saved folds
     for k in range(folds):
-        train = [d for d in data if fold_of(d.rec.abstract, folds) != k]
-        test = [d for d in data if fold_of(d.rec.abstract, folds) == k]
         saved = models / str(k) if models is not None else None
         if saved is not None and (saved / "config.json").is_file():
             classifier.from_disk(saved)
             n = 0
         else:
-            classifier.model, classifier.lexicon, n = train_model(train, epochs, seed, hidden)
+            classifier.model, classifier.lexicon, n = train_model(
+                [d for d, f in zip(data, fold) if f != k], epochs, seed, hidden)
             if saved is not None:
                 saved.mkdir(parents=True, exist_ok=True)
                 classifier.to_disk(saved)
+        trained.append((classifier.model, classifier.lexicon))
+        examples.append(role_examples(classifier, [d for d, f in zip(data, fold) if f == k]))
+        if progress:
+            progress(k, n, len(classifier.model.features))
+    preds = {}
+    for k in range(folds):
+        classifier.model, classifier.lexicon = trained[k]
+        classifier.roles = train_roles([e for j in range(folds) if j != k for e in examples[j]], seed)
+        test = [d for d, f in zip(data, fold) if f == k]
         for name in sorted({d.set for d in test}):
             part = [d for d in test if d.set == name]
             for d, ex in zip(part, predict(classifier, part)):
                 preds[(name, d.gold.doc)] = ex.to_json()
-        if progress:
-            progress(k, n, len(classifier.model.features))
-    return preds
+    return CrossValidation(preds, [e for part in examples for e in part])

@@ -1,0 +1,128 @@
+"""Whether a paper proposes a method or uses it: a second, name-level model.
+
+The span classifier scores each mention on its own; whether "LoRA" is this paper's
+contribution or a tool it uses is a question about the name in the whole record: where
+it stands (the title, the head before the title's colon, a "we propose" sentence, the
+first sentences), how many names compete for the role, whether the acronym is defined
+here, how common the phrase is in the corpus, whether the Papers with Code names know it,
+and how sure the span classifier was of each mention. This model reads those facts of
+every method name and says proposed or used.
+
+It is trained on names as the span classifier sees records it was not trained on (the
+cross-validation folds' predictions), so that it learns how far to trust the span
+classifier's scores on new text. Saved the spaCy way, as a folder beside the span
+classifier's (``roles/``: a :class:`~kg.extract.classifier.SparseSoftmax` and its
+threshold).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from spacy.tokens import Doc
+
+from kg.extract.candidates import MAX_TERM_WORDS, phrase_key
+from kg.extract.classifier import SparseSoftmax
+from kg.extract.lexicon import lookup
+
+CLASSES = ("used", "proposed")
+PROPOSED, USED = 1, 2  # the span classifier's classes of a method name
+THRESHOLD = 0.4  # the least probability of "proposed" that makes a name proposed
+_EDGES = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
+
+
+def _bin(x: float) -> str:
+    return str(sum(x > e for e in _EDGES))
+
+
+def _methods(kept: list[int], names) -> dict[str, list[int]]:
+    """{name: its kept spans} of the names the span classifier calls methods."""
+    out: dict[str, list[int]] = {}
+    for k in kept:
+        g = names.root[k]
+        if names.label[g] in (PROPOSED, USED):
+            out.setdefault(g, []).append(k)
+    return out
+
+
+def role_rows(doc: Doc, spans, probs, kept: list[int], names, ctx) -> dict[str, list[str]]:
+    """{name: features} of every method name of a record (``names`` from
+    :func:`kg.extract.names.join_names`, ``ctx`` the candidates' shared context)."""
+    methods = _methods(kept, names)
+    if not methods:
+        return {}
+    peak = {g: max(float(probs[k][PROPOSED]) for k in ks) for g, ks in methods.items()}
+    rank = {g: r for r, g in enumerate(sorted(methods, key=lambda g: (-peak[g], g)))}
+    n_proposed = sum(1 for g in methods if names.label[g] == PROPOSED)
+    defined = set()
+    for long, short in doc._.kg_abbreviations or []:
+        defined.update(((long.start, long.end), (short.start, short.end)))
+    first_sent = ctx.sent_of[ctx.title_end] if ctx.title_end < len(ctx.sent_of) else 0
+    out = {}
+    for g, ks in methods.items():
+        where = sorted(spans[k] for k in ks)
+        p1 = [float(probs[k][PROPOSED]) for k in ks]
+        p2 = [float(probs[k][USED]) for k in ks]
+        ratio = _bin(max(p1) / (max(p1) + max(p2) + 1e-9))
+        f = ["b", "mx1=" + _bin(max(p1)), "mx2=" + _bin(max(p2)), "r=" + ratio,
+             "rs=" + _bin(sum(p1) / (sum(p1) + sum(p2) + 1e-9)), f"n={min(len(ks), 5)}",
+             f"rank={min(rank[g], 3)}", f"nprop={min(n_proposed, 4)}", f"lab={names.label[g]}"]
+        in_title = any(i < ctx.title_end for i, _ in where)
+        in_abstract = [i for i, _ in where if i >= ctx.title_end]
+        f.append(f"title={in_title:d}{bool(in_abstract):d}")
+        if ctx.title_colon >= 0 and any(j <= ctx.title_colon for _, j in where):
+            f.append("thead")
+        if any(s in defined for s in where):
+            f.append("abbr")
+        surface = names.surface[g]
+        acronym = sum(c.isupper() for c in surface) >= 2 and " " not in surface
+        f.append(f"caps={acronym:d}")
+        f.append("fsent=" + (str(min(ctx.sent_of[in_abstract[0]] - first_sent, 6)) if in_abstract else "none"))
+        if any(ctx.sent_of[i] in ctx.cue_sents for i in in_abstract):
+            f.append("cue")
+        known = sorted({t for t in (lookup(doc[i:j].text) for i, j in where) if t})
+        f.extend(["gaz=" + t for t in known] or ["gaz=none"])
+        short = next(((i, j) for i, j in where if j - i <= MAX_TERM_WORDS), None)
+        corpus = ctx.terms.features(phrase_key(ctx.lowers, ctx.lasts, *short)) if short and ctx.terms else []
+        f.extend(corpus)
+        # how far to trust the span classifier's ratio depends on the rest
+        df = next((x for x in corpus if x.startswith("df=")), "df=?")
+        f.extend(f"{x}|r={ratio}" for x in (df, f"gz{bool(known):d}", f"caps{acronym:d}",
+                                             f"rank{min(rank[g], 3)}", f"title{in_title:d}"))
+        out[g] = f
+    return out
+
+
+def role_label(gold_labels: list[int | None]) -> int:
+    """1 when one of a name's mentions is a proposed method in the annotation, else 0."""
+    return int(PROPOSED in gold_labels)
+
+
+class RoleModel:
+    """Proposed or used, for each method name of a record."""
+
+    def __init__(self, model: SparseSoftmax, threshold: float = THRESHOLD):
+        self.model = model
+        self.threshold = threshold
+
+    @classmethod
+    def train(cls, rows: list[list[str]], labels: list[int], seed: int = 0) -> RoleModel:
+        return cls(SparseSoftmax.train(rows, labels, epochs=20, lr=0.05, min_count=3, seed=seed, classes=CLASSES))
+
+    def relabel(self, rows: dict[str, list[str]], names) -> None:
+        """Set the class of each name in ``rows`` (a method name) to proposed or used."""
+        order = sorted(rows)
+        for g, p in zip(order, self.model.predict([rows[g] for g in order])):
+            names.label[g] = PROPOSED if p[1] > self.threshold else USED
+
+    def to_disk(self, path: str | Path) -> None:
+        path = Path(path)
+        self.model.to_disk(path)
+        cfg = json.loads((path / "config.json").read_text(encoding="utf-8"))
+        cfg["threshold"] = self.threshold
+        (path / "config.json").write_text(json.dumps(cfg, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_disk(cls, path: str | Path) -> RoleModel:
+        model = SparseSoftmax.from_disk(path)
+        return cls(model, float(model.config.pop("threshold", THRESHOLD)))
