@@ -65,6 +65,33 @@ def test_construct_as_turtle(endpoint):
     assert b"venue/icml-2025" in g
 
 
+def test_sparqlwrapper_construct_gives_a_graph_in_rdfxml_and_jsonld(endpoint):
+    from rdflib import Graph, URIRef
+    from SPARQLWrapper import JSONLD, RDFXML
+
+    venue = URIRef("https://w3id.org/abstract-kg/resource/venue/icml-2025")
+    for fmt, media in ((RDFXML, "application/rdf+xml"), (JSONLD, "application/ld+json")):
+        sw = SPARQLWrapper(endpoint + "/sparql")
+        sw.setQuery("CONSTRUCT { ?v a kg:Venue } WHERE { ?v a kg:Venue }")
+        sw.setReturnFormat(fmt)
+        res = sw.query()
+        assert res.response.headers["Content-Type"].startswith(media)
+        g = res.convert()
+        assert isinstance(g, Graph) and (venue, None, None) in g
+
+
+def test_a_graph_asked_for_as_json_or_xml_is_jsonld_or_rdfxml(endpoint):
+    q = urllib.parse.quote("DESCRIBE <https://w3id.org/abstract-kg/resource/venue/icml-2025>")
+    for fmt, media in (("json", "application/ld+json"), ("xml", "application/rdf+xml")):
+        status, headers, _ = get(f"{endpoint}/sparql?query={q}&format={fmt}")
+        assert status == 200 and headers["Content-Type"].startswith(media)
+    # a SELECT cannot come as Turtle, nor a graph as CSV
+    select = urllib.parse.quote("SELECT ?v WHERE { ?v a kg:Venue }")
+    assert get(f"{endpoint}/sparql?query={select}", {"Accept": "text/turtle"})[0] == 406
+    status, _, body = get(f"{endpoint}/sparql?query={q}", {"Accept": "text/csv"})
+    assert status == 406 and "text/turtle" in body
+
+
 def test_plain_http_get_post_and_formats(endpoint):
     q = urllib.parse.quote(COUNT)
     status, headers, body = get(f"{endpoint}/sparql?query={q}", {"Accept": "text/tab-separated-values"})
@@ -101,6 +128,20 @@ def test_malformed_query_is_400(endpoint):
 def test_federated_queries_are_refused(endpoint):
     q = "SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }"
     assert get(f"{endpoint}/sparql?query=" + urllib.parse.quote(q))[0] == 403
+    # the word in a string, an IRI, a comment or a variable is no SERVICE
+    q = 'SELECT ?service WHERE { ?service a kg:Venue FILTER(?service != <http://x.org/SERVICE>) ' \
+        'FILTER(STR(?service) != "SERVICE <x>") } # SERVICE <y>'
+    status, _, body = get(f"{endpoint}/sparql?query=" + urllib.parse.quote(q))
+    assert status == 200 and len(json.loads(body)["results"]["bindings"]) == 2
+
+
+def test_a_dataset_in_the_query_is_refused_not_answered_empty(endpoint):
+    for q in ("SELECT * FROM <https://example.org/g> WHERE { ?s ?p ?o } LIMIT 1",
+              "SELECT * FROM NAMED <https://example.org/g> WHERE { ?s ?p ?o } LIMIT 1"):
+        status, _, body = get(f"{endpoint}/sparql?query=" + urllib.parse.quote(q))
+        assert status == 400 and "one default graph" in body
+    status, _, _ = get(f"{endpoint}/sparql?query=" + urllib.parse.quote(COUNT) + "&default-graph-uri=urn:g")
+    assert status == 400
 
 
 def test_timeout_stops_the_query_and_the_server_keeps_answering(endpoint):
@@ -212,3 +253,58 @@ def test_get_sparql_without_a_query_describes_the_service(endpoint):
 def test_a_hostile_host_header_goes_into_no_iri(endpoint):
     status, _, body = get(f"{endpoint}/sparql", {"Host": "evil> <x"})
     assert status == 200 and "evil" not in body
+
+
+def test_rdflib_sparqlstore_selects_asks_and_constructs(endpoint):
+    from rdflib import Graph, Literal, URIRef
+    from rdflib.plugins.stores.sparqlstore import SPARQLStore
+
+    store = SPARQLStore(endpoint + "/sparql")
+    rows = list(store.query(COUNT, initNs={"kg": "https://w3id.org/abstract-kg/ontology#"}))
+    assert rows[0][0] == Literal(68)
+    assert store.query("ASK { ?p a <https://w3id.org/abstract-kg/ontology#Paper> }").askAnswer is True
+    g = store.query("CONSTRUCT { ?v a ?t } WHERE { ?v a ?t FILTER(?t = <https://w3id.org/abstract-kg/ontology#Venue>) }").graph
+    assert isinstance(g, Graph) and (URIRef("https://w3id.org/abstract-kg/resource/venue/icml-2025"), None, None) in g
+    # as a read-only Graph over the endpoint
+    remote = Graph(store=store)
+    assert len(list(remote.triples((None, None, URIRef("https://w3id.org/abstract-kg/ontology#Venue"))))) == 2
+
+
+@pytest.fixture
+def other_origin():
+    """A page on another origin (another port) than the endpoint."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"<!DOCTYPE html><title>client</title><p>a SPARQL client</p>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_chromium_on_another_origin_posts_a_query(endpoint, other_origin, browser):
+    page = browser.new_page()
+    seen = []
+    page.on("request", lambda r: seen.append((r.method, r.url)))
+    try:
+        page.goto(other_origin)
+        # application/sparql-query is not a CORS-safelisted type: the browser sends a preflight first
+        result = page.evaluate("""url => fetch(url, {method: "POST", headers: {"Content-Type": "application/sparql-query",
+            "Accept": "application/sparql-results+json"}, body: "SELECT (COUNT(*) AS ?n) WHERE { ?v a <https://w3id.org/abstract-kg/ontology#Venue> }"})
+            .then(r => r.json()).then(d => d.results.bindings[0].n.value)""", endpoint + "/sparql")
+        assert result == "2"
+        assert ("POST", endpoint + "/sparql") in seen
+    finally:
+        page.close()

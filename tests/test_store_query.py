@@ -39,9 +39,21 @@ def test_bindings_are_terms_not_text(built):
     assert rows(run_query(store, q, {"name": hostile})) == []
     found = rows(run_query(store, q, {"name": "TAROT"}))
     assert [r["e"] for r in found] == ["https://w3id.org/abstract-kg/resource/method/tarot"]
-    # A bound variable left out of the projection is refused with a clear hint.
-    with pytest.raises(QueryError, match="SELECT clause"):
-        run_query(store, q.replace("?e ?name WHERE", "?e WHERE"), {"name": "TAROT"})
+    # a bound variable the query does not select is bound too, as rdflib's initBindings does
+    q2 = q.replace("?e ?name WHERE", "?e WHERE").replace("?name }", "?l FILTER(LCASE(?l) = LCASE(?name)) }")
+    assert [r["e"] for r in rows(run_query(store, q2, {"name": "tarot"}))] == [found[0]["e"]]
+    assert rows(run_query(store, q2, {"name": hostile})) == []
+
+
+def test_federated_queries_and_datasets_are_refused(built, capsys):
+    store = open_store(built)
+    with pytest.raises(QueryError, match="SERVICE"):
+        run_query(store, "SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }")
+    with pytest.raises(QueryError, match="one default graph"):
+        run_query(store, "SELECT * FROM <http://example.org/g> WHERE { ?s ?p ?o }")
+    assert rows(run_query(store, 'SELECT ?s WHERE { ?s ?p "FROM <x>" }')) == []
+    assert main(["query", "SELECT * FROM NAMED <urn:g> WHERE { ?s ?p ?o }", "--store", str(built)]) == 2
+    assert "one default graph" in capsys.readouterr().err
 
 
 def test_bad_query_is_a_clear_error(built, capsys):

@@ -16,6 +16,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from kg.rdf.results import serialize_solutions
+from kg.rdf.sparqltext import REFUSED, refused, where_open
 
 STORE_DIR = "store"
 
@@ -331,17 +332,45 @@ def to_term(value) -> ox.NamedNode | ox.Literal | ox.BlankNode:
 
 def run_query(store: ox.Store, sparql: str, bindings: dict | None = None, prefixes: dict | None = None):
     """Run a SPARQL query; ``bindings`` maps variable names to values or terms,
-    ``prefixes`` are declared for the query (by Oxigraph, not in the text)."""
+    ``prefixes`` are declared for the query (by Oxigraph, not in the text).
+
+    A bound variable is substituted by Oxigraph (SPARQL 1.2 SEP-0007) when the query
+    projects it; when it does not (``SELECT ?e WHERE { ... FILTER(?l = ?name) }``),
+    the values join the WHERE pattern as a ``VALUES`` block at its head, each written
+    by Oxigraph as an RDF term (escaped), as rdflib's ``initBindings`` does. Federated
+    queries and datasets (``FROM``) are refused (:mod:`kg.rdf.sparqltext`)."""
+    no = refused(sparql)
+    if no is not None:
+        raise QueryError(REFUSED[no])
     subs = {ox.Variable(k.lstrip("?$")): to_term(v) for k, v in (bindings or {}).items()}
     try:
-        return store.query(sparql, prefixes=prefixes, substitutions=subs or None)
+        try:
+            return store.query(sparql, prefixes=prefixes, substitutions=subs or None)
+        except (OSError, RuntimeError) as exc:
+            if not subs or "projection" not in str(exc):
+                raise
+            return store.query(with_values(sparql, subs), prefixes=prefixes)
     except SyntaxError as exc:
         raise QueryError(f"SPARQL syntax error: {exc}") from None
     except (OSError, RuntimeError) as exc:
-        hint = ""
-        if "projection" in str(exc):
-            hint = " (a bound variable must appear in the SELECT clause, as in SPARQL 1.2 SEP-0007 substitution)"
-        raise QueryError(f"query failed: {exc}{hint}") from None
+        raise QueryError(f"query failed: {exc}") from None
+
+
+def with_values(sparql: str, subs: dict) -> str:
+    """The query with a ``VALUES`` block of ``subs`` (variable -> IRI or literal) at the
+    head of its WHERE pattern.
+
+    >>> print(with_values('SELECT ?e WHERE { ?e ?p ?l FILTER(?l = ?name) }', {ox.Variable("name"): ox.Literal('a"b')}))
+    SELECT ?e WHERE { VALUES (?name) { ("a\\"b") } ?e ?p ?l FILTER(?l = ?name) }
+    """
+    at = where_open(sparql)
+    if at is None:
+        raise QueryError("a bound variable needs a WHERE pattern to join")
+    if any(isinstance(t, ox.BlankNode) for t in subs.values()):
+        raise QueryError("a blank node cannot be bound to a variable the query does not select")
+    names = " ".join(str(v) for v in subs)
+    terms = " ".join(str(t) for t in subs.values())
+    return f"{sparql[:at + 1]} VALUES ({names}) {{ ({terms}) }}{sparql[at + 1:]}"
 
 
 def python_value(term):

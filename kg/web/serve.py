@@ -1,11 +1,17 @@
 """``kg serve``: a read-only SPARQL 1.1 Protocol endpoint plus the HTML views.
 
 - ``/sparql``: GET ``?query=``, POST form (``query=``) or POST
-  ``application/sparql-query``. Results as SPARQL JSON (default), XML, CSV or
-  TSV; CONSTRUCT / DESCRIBE as Turtle (default) or N-Triples, by ``Accept`` or
-  ``?format=json|xml|csv|tsv|turtle|nt``. Updates (``update=``,
-  ``application/sparql-update``) get 403 and the store is opened read-only;
-  a malformed query gets 400; ``SERVICE`` (federated queries) gets 403.
+  ``application/sparql-query``; GET without a query gives the SPARQL 1.1 Service
+  Description. Results as SPARQL JSON (default), XML, CSV or TSV; CONSTRUCT /
+  DESCRIBE as Turtle (default), N-Triples, RDF/XML or JSON-LD (expanded form), by
+  ``Accept`` (with q-values; 406 when nothing listed fits the query's results) or
+  ``?format=`` (a media type or ``json|xml|csv|tsv|turtle|nt|rdfxml|jsonld``; json and
+  xml of a graph are JSON-LD and RDF/XML). Updates (``update=``,
+  ``application/sparql-update``) get 403 and the store is opened read-only; a
+  malformed query gets 400; ``SERVICE`` (federated queries) gets 403; a dataset
+  (``FROM``, ``FROM NAMED``, ``default-graph-uri``, ``named-graph-uri``) gets 400: the
+  store has one default graph. Keywords are read from the query's tokens, so a
+  string or IRI that contains "SERVICE" is no federated query.
 - Every query runs in a worker process with its own read-only Oxigraph
   store, opened again when a new build has replaced the store folder (the
   next query after the swap sees the new build); a query still running at
@@ -30,19 +36,28 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from kg.rdf.sparqltext import REFUSED, refused
+
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_ROWS = 100_000
 MAX_BODY = 1 << 20
 STATIC_SUFFIXES = {".html": "text/html; charset=utf-8", ".ttl": "text/turtle; charset=utf-8",
                    ".nt": "application/n-triples", ".jsonld": "application/ld+json",
                    ".json": "application/json", ".jsonl": "application/x-ndjson"}
-GRAPH_MEDIA = {"turtle": "text/turtle; charset=utf-8", "nt": "application/n-triples"}
+GRAPH_MEDIA = {"turtle": "text/turtle; charset=utf-8", "nt": "application/n-triples",
+               "rdfxml": "application/rdf+xml", "jsonld": "application/ld+json"}
+_GRAPH_FORMAT = {"turtle": "TURTLE", "nt": "N_TRIPLES", "rdfxml": "RDF_XML", "jsonld": "JSON_LD"}
 _ACCEPT = [("application/sparql-results+json", "json"), ("application/json", "json"),
            ("application/sparql-results+xml", "xml"), ("application/xml", "xml"), ("text/xml", "xml"),
            ("text/csv", "csv"), ("text/tab-separated-values", "tsv"),
-           ("text/turtle", "turtle"), ("application/n-triples", "nt"), ("text/plain", "nt")]
+           ("text/turtle", "turtle"), ("application/n-triples", "nt"), ("text/plain", "nt"),
+           ("application/rdf+xml", "rdfxml"), ("application/ld+json", "jsonld")]
+#: What each kind of result can be written as, the default first.
+FORMATS = {"solutions": ("json", "xml", "csv", "tsv"), "boolean": ("json", "xml", "csv", "tsv"),
+           "graph": ("turtle", "nt", "rdfxml", "jsonld")}
+#: A graph asked for as JSON or XML is JSON-LD or RDF/XML (``?format=json``, ``Accept: application/json``).
+_GRAPH_ALIAS = {"json": "jsonld", "xml": "rdfxml"}
 _HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
-_SERVICE = re.compile(r"(?i)\bSERVICE\s+(?:SILENT\s+)?[<?$]")
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
@@ -73,7 +88,7 @@ def _worker(store_dir: str, conn) -> None:  # pragma: no cover - runs in a child
             return
         if msg is None:
             return
-        query, fmt, max_rows = msg
+        query, formats, max_rows = msg
         now = _folder_id(store_dir)
         if now is not None and now != opened:
             # a new `kg build` replaced the output folder (the old store is removed after the
@@ -90,11 +105,17 @@ def _worker(store_dir: str, conn) -> None:  # pragma: no cover - runs in a child
         except Exception as exc:  # evaluation errors (e.g. an unsupported SERVICE)
             conn.send((400, "text/plain; charset=utf-8", f"Query failed: {exc}\n"))
             continue
+        kind = "boolean" if isinstance(res, ox.QueryBoolean) else "graph" if isinstance(res, ox.QueryTriples) \
+            else "solutions"
+        fmt = pick_format(formats, kind)
+        if fmt is None:
+            conn.send((406, "text/plain; charset=utf-8", f"No acceptable format: this query's results come as "
+                       + ", ".join(m for m, f in _ACCEPT if pick_format([f], kind) == f) + ".\n"))
+            continue
         try:
-            if isinstance(res, ox.QueryBoolean):
-                f = fmt if fmt in MEDIA else "json"
-                conn.send((200, MEDIA[f], serialize_boolean(bool(res), f)))
-            elif isinstance(res, ox.QueryTriples):
+            if kind == "boolean":
+                conn.send((200, MEDIA[fmt], serialize_boolean(bool(res), fmt)))
+            elif kind == "graph":
                 triples = []
                 for t in res:
                     triples.append(t)
@@ -104,9 +125,8 @@ def _worker(store_dir: str, conn) -> None:  # pragma: no cover - runs in a child
                     conn.send((413, "text/plain; charset=utf-8",
                                f"Result too large: more than {max_rows} triples; narrow the query.\n"))
                     continue
-                g = "nt" if fmt == "nt" else "turtle"
-                body = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES if g == "nt" else ox.RdfFormat.TURTLE)
-                conn.send((200, GRAPH_MEDIA[g], body.decode("utf-8")))
+                body = ox.serialize(triples, format=getattr(ox.RdfFormat, _GRAPH_FORMAT[fmt]))
+                conn.send((200, GRAPH_MEDIA[fmt], body))
             else:
                 variables = [v.value for v in res.variables]
                 rows = []
@@ -118,8 +138,7 @@ def _worker(store_dir: str, conn) -> None:  # pragma: no cover - runs in a child
                     conn.send((413, "text/plain; charset=utf-8",
                                f"Result too large: more than {max_rows} rows; add a LIMIT.\n"))
                     continue
-                f = fmt if fmt in MEDIA else "json"
-                conn.send((200, MEDIA[f], serialize_solutions(variables, rows, f)))
+                conn.send((200, MEDIA[fmt], serialize_solutions(variables, rows, fmt)))
         except Exception as exc:
             conn.send((500, "text/plain; charset=utf-8", f"Query failed while reading results: {exc}\n"))
 
@@ -161,13 +180,13 @@ class WorkerPool:
                 self._all.remove(w)
         self.idle.put(self._spawn())
 
-    def run(self, query: str, fmt: str, max_rows: int, timeout: float) -> tuple[int, str, str]:
+    def run(self, query: str, formats: list[str], max_rows: int, timeout: float) -> tuple[int, str, str]:
         try:
             w = self.idle.get(timeout=timeout)
         except queue.Empty:
             return 503, "text/plain; charset=utf-8", "All query workers are busy; try again.\n"
         try:
-            w.conn.send((query, fmt, max_rows))
+            w.conn.send((query, formats, max_rows))
             if w.conn.poll(timeout):
                 result = w.conn.recv()
                 self.idle.put(w)
@@ -193,25 +212,32 @@ class WorkerPool:
 
 # ----------------------------------------------------------------------------- HTTP side
 
-_SHORT = {"ntriples": "nt", "n-triples": "nt", "ttl": "turtle"}
+_SHORT = {"ntriples": "nt", "n-triples": "nt", "ttl": "turtle", "rdf": "rdfxml", "rdf+xml": "rdfxml",
+          "json-ld": "jsonld", "application/x-json+ld": "jsonld"}
 
 
-def choose_format(accept: str, explicit: str | None) -> str | None:
-    """The results format: ``?format=`` (a short name or a media type), else the
-    ``Accept`` header's acceptable type of highest quality (``q``; the first listed among
-    equals; ``*/*`` or none at all: JSON). None when nothing acceptable is served (406).
+def accepted(accept: str, explicit: str | None) -> list[str]:
+    """The formats a request takes, best first: ``?format=`` (short names or media
+    types, comma-separated) alone, else the ``Accept`` header's types by quality (``q``; the first listed among
+    equals). ``*`` stands for any format (``*/*``, no header), ``text`` for any text one.
+    Empty when nothing listed is served (406).
 
-    >>> choose_format("application/sparql-results+json;q=0.5, application/sparql-results+xml;q=0.9", None)
-    'xml'
-    >>> choose_format("image/png", None) is None, choose_format("", None), choose_format("", "text/csv")
-    (True, 'json', 'csv')
+    >>> accepted("application/sparql-results+json;q=0.5, application/sparql-results+xml;q=0.9", None)
+    ['xml', 'json']
+    >>> accepted("image/png", None), accepted("", None), accepted("", "text/csv"), accepted("", "ttl")
+    ([], ['*'], ['csv'], ['turtle'])
     """
     media_fmt = dict(_ACCEPT)
     if explicit:
-        e = explicit.strip().lower()
-        return media_fmt.get(e) or _SHORT.get(e, e)
+        out = []
+        for e in explicit.lower().split(","):
+            e = e.strip()
+            fmt = media_fmt.get(e) or _SHORT.get(e, e)
+            if fmt not in out:
+                out.append(fmt)
+        return out
     if not (accept or "").strip():
-        return "json"
+        return ["*"]
     ranked = []
     for i, part in enumerate(accept.split(",")):
         media, *params = [x.strip() for x in part.split(";")]
@@ -224,13 +250,31 @@ def choose_format(accept: str, explicit: str | None) -> str | None:
                     q = 0.0
         if q > 0:
             ranked.append((-q, i, media.lower()))
+    out = []
     for _, _, media in sorted(ranked):
-        if media in media_fmt:
-            return media_fmt[media]
-        if media in ("*/*", "application/*"):
-            return "json"
-        if media == "text/*":
-            return "csv"
+        fmt = media_fmt.get(media) or {"*/*": "*", "application/*": "*", "text/*": "text"}.get(media)
+        if fmt and fmt not in out:
+            out.append(fmt)
+    return out
+
+
+def pick_format(formats: list[str], kind: str) -> str | None:
+    """The first of ``formats`` (from :func:`accepted`) that a ``kind`` of result
+    (``solutions``, ``boolean``, ``graph``) can be written as, or None.
+
+    >>> pick_format(["json"], "graph"), pick_format(["turtle"], "solutions"), pick_format(["text"], "solutions")
+    ('jsonld', None, 'csv')
+    """
+    served = FORMATS[kind]
+    for fmt in formats:
+        if kind == "graph":
+            fmt = _GRAPH_ALIAS.get(fmt, fmt)
+        if fmt in served:
+            return fmt
+        if fmt == "*":
+            return served[0]
+        if fmt == "text":
+            return "csv" if kind != "graph" else "turtle"
     return None
 
 
@@ -250,7 +294,7 @@ def service_description(endpoint: str) -> str:
     g.add((svc, SD.endpoint, svc))
     g.add((svc, SD.supportedLanguage, SD.SPARQL11Query))
     for fmt in ("SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_CSV", "SPARQL_Results_TSV",
-                "Turtle", "N-Triples"):
+                "Turtle", "N-Triples", "RDF_XML", "JSON-LD"):
         g.add((svc, SD.resultFormat, FMT[fmt]))
     g.add((svc, SD.defaultDataset, dataset))
     g.add((dataset, RDF.type, SD.Dataset))
@@ -379,12 +423,13 @@ class SparqlHandler(BaseHTTPRequestHandler):
     def _query(self, text: str, params: dict) -> None:
         if params.get("default-graph-uri") or params.get("named-graph-uri"):
             return self._error(400, "Dataset parameters are not supported: the store has one default graph.")
-        if _SERVICE.search(text):
-            return self._error(403, "Federated queries (SERVICE) are refused.")
-        fmt = choose_format(self.headers.get("Accept", ""), (params.get("format") or [None])[0])
-        if fmt is None:
+        no = refused(text)
+        if no is not None:
+            return self._error(403 if no == "SERVICE" else 400, REFUSED[no])
+        formats = accepted(self.headers.get("Accept", ""), (params.get("format") or [None])[0])
+        if not formats:
             return self._error(406, "No acceptable format: results come as " + ", ".join(m for m, _ in _ACCEPT) + ".")
-        status, ctype, body = self.pool.run(text, fmt, self.max_rows, self.timeout_s)
+        status, ctype, body = self.pool.run(text, formats, self.max_rows, self.timeout_s)
         self._send(status, ctype, body, {"Vary": "Accept"})
 
     def do_OPTIONS(self):
