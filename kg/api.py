@@ -24,6 +24,7 @@ import networkx as nx
 from kg.build import pipeline
 from kg.model import Extraction, Record
 from kg.rdf.namespace import DEFAULT_BASE, QUERY_PREFIXES
+from kg.rdf.ontology import ontology_triples
 from kg.resolve import algorithms as alg
 from kg.resolve.graph import nodes_of_type
 
@@ -316,6 +317,7 @@ class KnowledgeGraph:
 
         store = ox.Store()
         store.load(to_ntriples(self._G, self.base).encode("utf-8"), format=ox.RdfFormat.N_TRIPLES)
+        store.extend(ox.Quad(t.subject, t.predicate, t.object) for t in ontology_triples())  # as a build's store
         return store
 
     def query(self, sparql: str, **bindings) -> list[dict] | bool | list[tuple]:
@@ -324,7 +326,8 @@ class KnowledgeGraph:
         SELECT gives a list of {variable: Python value} rows, ASK a bool,
         CONSTRUCT / DESCRIBE a list of (s, p, o) string triples. The prefixes
         ``kg``, ``res``, ``rdf``, ``rdfs``, ``owl``, ``skos``, ``dcterms``, ``prov``,
-        ``schema`` and ``xsd`` are predeclared. A bound variable must be selected.
+        ``schema``, ``lpwcc``, ``lpwcp`` and ``xsd`` are predeclared. A bound variable
+        need not be selected (``FILTER(LCASE(?l) = LCASE(?name))``).
 
         >>> KnowledgeGraph.build().query("SELECT ?n ?e WHERE { ?e skos:prefLabel ?n }", n="TAROT")[0]["e"]
         'https://w3id.org/abstract-kg/resource/method/tarot'

@@ -62,7 +62,7 @@ def test_save_load_round_trip_is_exact(sample_kg, tmp_path):
 
 def test_query_values_and_dataframe(sample_kg):
     rows = sample_kg.query("SELECT ?n ?v WHERE { ?v a kg:Venue ; kg:year ?n }")
-    assert {r["n"] for r in rows} == {"2025"}
+    assert {r["n"] for r in rows} == {2025}
     pd = pytest.importorskip("pandas")
     df = sample_kg.query_df("SELECT ?v WHERE { ?v a kg:Venue }")
     assert isinstance(df, pd.DataFrame) and len(df) == 2

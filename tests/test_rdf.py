@@ -80,9 +80,25 @@ def test_base_iri_is_configurable(sample_kg):
 
 def test_ontology_aligns_with_schema_and_lpwc():
     q = """SELECT ?c ?super ?eq WHERE { ?c a owl:Class ; rdfs:subClassOf ?super .
-           OPTIONAL { ?c owl:equivalentClass ?eq } }"""
-    rows = {str(r.c).split("#")[1]: (str(r.super), str(r.eq) if r.eq else None) for r in ONTO.query(q)}
+           OPTIONAL { ?c owl:equivalentClass ?eq } FILTER(STRSTARTS(STR(?c), STR(kg:))) }"""
+    rows = {str(r.c).split("#")[1]: (str(r.super), str(r.eq) if r.eq else None)
+            for r in ONTO.query(q, initNs={"kg": KG})}
     assert rows["Paper"] == ("https://schema.org/ScholarlyArticle", "https://linkedpaperswithcode.com/class/paper")
     assert rows["Dataset"][0] == "https://schema.org/Dataset"
     assert rows["CodeRepository"][0] == "https://schema.org/SoftwareSourceCode"
     assert Path(ontology_dir() / "shapes.ttl").is_file()
+
+
+def test_jsonld_reads_as_the_ntriples_say_with_typed_terms(built):
+    """pyld (a JSON-LD 1.1 processor) turns graph.jsonld into exactly graph.nt's triples,
+    while the JSON itself reads naturally: counts are numbers, links are IRIs."""
+    from pyld import jsonld
+
+    doc = json.loads((built / "graph.jsonld").read_text(encoding="utf-8"))
+    quads = jsonld.to_rdf(doc, {"format": "application/n-quads"})
+    assert set(quads.splitlines()) == set((built / "graph.nt").read_text(encoding="utf-8").splitlines())
+    venue = next(n for n in doc["@graph"] if "Venue" in n["@type"])
+    assert isinstance(venue["paperCount"], int) and isinstance(venue["year"], int)
+    paper = next(n for n in doc["@graph"] if "Paper" in n["@type"])
+    assert paper["publishedIn"].startswith("https://w3id.org/abstract-kg/resource/venue/")
+    assert "schema:ScholarlyArticle" in paper["@type"]

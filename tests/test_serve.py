@@ -267,7 +267,8 @@ def test_rdflib_sparqlstore_selects_asks_and_constructs(endpoint):
     assert isinstance(g, Graph) and (URIRef("https://w3id.org/abstract-kg/resource/venue/icml-2025"), None, None) in g
     # as a read-only Graph over the endpoint
     remote = Graph(store=store)
-    assert len(list(remote.triples((None, None, URIRef("https://w3id.org/abstract-kg/ontology#Venue"))))) == 2
+    venue = URIRef("https://w3id.org/abstract-kg/ontology#Venue")
+    assert len(list(remote.triples((None, URIRef("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), venue)))) == 2
 
 
 @pytest.fixture
@@ -308,3 +309,16 @@ def test_chromium_on_another_origin_posts_a_query(endpoint, other_origin, browse
         assert ("POST", endpoint + "/sparql") in seen
     finally:
         page.close()
+
+
+def test_queries_in_schema_org_and_lpwc_terms_find_our_papers(endpoint):
+    """The outputs carry the alignment's entailments and the store holds the ontology."""
+    q = """PREFIX schema: <https://schema.org/> PREFIX lpwcp: <https://linkedpaperswithcode.com/property/>
+           SELECT (COUNT(DISTINCT ?p) AS ?papers) (COUNT(DISTINCT ?t) AS ?tasks)
+           WHERE { ?p a schema:ScholarlyArticle . OPTIONAL { ?p lpwcp:hasTask ?t } }"""
+    status, _, body = get(f"{endpoint}/sparql?query=" + urllib.parse.quote(q))
+    row = json.loads(body)["results"]["bindings"][0]
+    assert status == 200 and row["papers"]["value"] == "68" and int(row["tasks"]["value"]) > 50
+    ask = "ASK { kg:proposes rdfs:subPropertyOf kg:hasMethod . kg:Paper rdfs:subClassOf schema:ScholarlyArticle }"
+    status, _, body = get(f"{endpoint}/sparql?query=" + urllib.parse.quote(ask))
+    assert status == 200 and json.loads(body)["boolean"] is True

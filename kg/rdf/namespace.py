@@ -26,6 +26,8 @@ QUERY_PREFIXES = {
     "dcterms": "http://purl.org/dc/terms/",
     "prov": "http://www.w3.org/ns/prov#",
     "schema": "https://schema.org/",
+    "lpwcc": "https://linkedpaperswithcode.com/class/",
+    "lpwcp": "https://linkedpaperswithcode.com/property/",
 }
 
 

@@ -23,6 +23,7 @@ from kg._json import dumps
 from kg.resolve.algorithms import method_usages
 from kg.extract import PIPELINE_VERSION
 from kg.rdf.namespace import DEFAULT_BASE, KG, QUERY_PREFIXES
+from kg.rdf.ontology import entailed_properties, entailed_types, property_kinds
 
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 XSD_NS = "http://www.w3.org/2001/XMLSchema#"
@@ -144,33 +145,41 @@ def units(G: nx.MultiDiGraph, base: str = DEFAULT_BASE, skip=None,
 def _node_statements(G: nx.MultiDiGraph, n: str, base: str, run: str, usages: dict) -> list:
     d = G.nodes[n]
     t = d["type"]
-    po: list[tuple[str, Term]] = [(RDF_TYPE, iri(CLASS[t])), (RDFS_LABEL, lit(d["label"]))]
+    po: list[tuple[str, Term]] = [(RDF_TYPE, iri(CLASS[t]))]
+    po += [(RDF_TYPE, iri(c)) for c in entailed_types(CLASS[t])]  # schema.org, LPWC (kg/rdf/ontology.py)
+    po.append((RDFS_LABEL, lit(d["label"])))
     if t == "Paper":
         if d.get("title"):
             po.append((DCT_NS + "title", lit(d["title"])))
         po.append((DCT_NS + "abstract", lit(d["abstract"])))
         po += [(_KG_docId, lit(doc)) for doc in d.get("docs", [])]
         if d.get("year"):
-            po.append((_KG_year, lit(d["year"], XSD_NS + "gYear")))
+            po.append((_KG_year, lit(d["year"], XSD_NS + "integer")))
         if d.get("url"):
             po.append((SCHEMA_URL, lit(d["url"], XSD_NS + "anyURI")))
     else:
         po.append((SKOS_NS + "prefLabel", lit(d["name"])))
         po += [(SKOS_NS + "altLabel", lit(a)) for a in d.get("aliases", [])]
         if t == "CodeRepository" and d.get("url"):
-            po.append((_KG_url, checked(d["url"])))
+            po += [(p, checked(d["url"])) for p in (_KG_url, *entailed_properties(_KG_url))]
         if t == "Venue":
             m = _VENUE.match(d["name"])
             if m:
-                po += [(_KG_venueName, lit(m.group(1))), (_KG_year, lit(m.group(2), XSD_NS + "gYear"))]
+                po += [(_KG_venueName, lit(m.group(1))), (_KG_year, lit(int(m.group(2)), XSD_NS + "integer"))]
         nodes = G._node  # plain dicts (G.nodes[u] for each of a hub's many papers takes seconds)
         papers = {u for u in G._pred[n] if nodes[u]["type"] == "Paper"}
         po.append((_KG_paperCount, lit(len(papers), XSD_NS + "integer")))
         if t == "Venue":
             po += venue_statistics(G, papers)
     mentions = []
+    entailed = set()  # (property, object) written for the statements above (one method may be both)
     for _, v, key, ed in sorted(G.out_edges(n, keys=True, data=True), key=lambda e: (e[2], e[1])):
-        po.append((PREDICATE[key], iri(base + v)))
+        obj = iri(base + v)
+        po.append((PREDICATE[key], obj))
+        for p in entailed_properties(PREDICATE[key]):
+            if (p, v) not in entailed:
+                entailed.add((p, v))
+                po.append((p, obj))
         for m in ed.get("mentions", [])[:MENTIONS_PER_STATEMENT]:
             mid = base + mention_id(n, m)
             po.append((_KG_hasMention, iri(mid)))
@@ -179,8 +188,8 @@ def _node_statements(G: nx.MultiDiGraph, n: str, base: str, run: str, usages: di
     for mid, key, v, m in sorted(mentions, key=lambda x: x[0]):
         mo = [(RDF_TYPE, iri(_KG_Mention)), (RDFS_LABEL, lit(m.text)), (_KG_mentionOf, iri(base + v)),
               (_KG_supports, iri(PREDICATE[key])), (_KG_spanText, lit(m.text)),
-              (_KG_startOffset, lit(m.start, XSD_NS + "nonNegativeInteger")),
-              (_KG_endOffset, lit(m.end, XSD_NS + "nonNegativeInteger")),
+              (_KG_startOffset, lit(m.start, XSD_NS + "integer")),
+              (_KG_endOffset, lit(m.end, XSD_NS + "integer")),
               (_KG_inField, lit("title" if m.source.endswith("@title") else "abstract"))]
         if m.sentence:
             mo.append((_KG_sentence, lit(m.sentence)))
@@ -280,7 +289,7 @@ class _NTriples:
 
 
 class _Names:
-    """Prefixed names for IRIs whose local part is a plain name (kg:Paper, xsd:gYear)."""
+    """Prefixed names for IRIs whose local part is a plain name (kg:Paper, xsd:integer)."""
 
     def __init__(self, prefixes: dict[str, str], base: str = ""):
         self.items = sorted(prefixes.items(), key=lambda kv: -len(kv[1]))
@@ -352,7 +361,7 @@ class _JsonLd:
     def key(self, p: str) -> str:
         k = self.keys.get(p)
         if k is None:
-            k = self.name(p)
+            k = JSONLD_TERMS.get(p, (None, None))[0] or self.name(p)
             k = self.keys[p] = k[1:-1] if k.startswith("<") else k
         return k
 
@@ -362,16 +371,20 @@ class _JsonLd:
     def subject(self, s: str, po: list) -> str:
         key = self.key
         node: dict = {"@id": s}
+        terms = JSONLD_TERMS
         for p, o, _ in po:
             if p == RDF_TYPE:
                 node.setdefault("@type", []).append(key(o[1]))
                 continue
+            kind = terms[p][1] if p in terms else None
             if o[0] == "iri":
-                val = {"@id": o[1]}
+                val = o[1] if kind == "@id" else {"@id": o[1]}
+            elif o[2] and o[2] == kind:  # the context types it
+                val = int(o[1]) if kind == _XSD_INTEGER else o[1]
             elif o[2]:
                 val = {"@value": o[1], "@type": key(o[2])}
             else:
-                val = o[1]
+                val = o[1] if kind == "" else {"@value": o[1]}
             node.setdefault(key(p), []).append(val)
         node = {k: (v[0] if isinstance(v, list) and len(v) == 1 else v) for k, v in node.items()}
         text = ("\n  " if self.first else ",\n  ") + _ENCODE(node)
@@ -432,9 +445,53 @@ def write_turtle(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> No
     write_rdf(G, {"ttl": fh}, base)
 
 
+_XSD_INTEGER = XSD_NS + "integer"
+#: Short names of the terms from other vocabularies that every record uses.
+_SHORT_TERMS = {RDFS_LABEL: "label", SKOS_NS + "prefLabel": "prefLabel", SKOS_NS + "altLabel": "altLabel",
+                DCT_NS + "title": "title", DCT_NS + "abstract": "abstract"}
+
+
+def _jsonld_terms() -> dict[str, tuple[str, str | None]]:
+    """{IRI: (its JSON-LD term, its coercion: ``@id``, a datatype IRI, ``""`` for a plain
+    string, None for a class)}: our classes and properties by their local names, the
+    common labels by short names, other vocabularies' terms by compact IRIs."""
+    kinds = {**property_kinds(), RDFS_LABEL: "", SKOS_NS + "prefLabel": "", SKOS_NS + "altLabel": "",
+             DCT_NS + "title": "", DCT_NS + "abstract": "", SCHEMA_URL: XSD_NS + "anyURI", PROV_GENERATED: "@id"}
+    name = _Names(PREFIXES)
+    out = {}
+    for p, kind in sorted(kinds.items()):
+        term = p[len(str(KG)):] if p.startswith(str(KG)) else _SHORT_TERMS.get(p) or name(p)
+        if not term.startswith("<"):
+            out[p] = (term, kind)
+    for c in CLASS.values():
+        out[c] = (c[len(str(KG)):], None)
+    for c in (str(KG.Mention), str(KG.ExtractionRun), str(KG.MethodUsage)):
+        out[c] = (c[len(str(KG)):], None)
+    return out
+
+
+JSONLD_TERMS = _jsonld_terms()
+
+
 def jsonld_context(base: str = DEFAULT_BASE) -> dict:
-    """The JSON-LD context written beside ``graph.jsonld`` and embedded in it."""
-    return {**PREFIXES, "res": base}
+    """The JSON-LD context written beside ``graph.jsonld`` and embedded in it: the
+    prefixes, and a term for each class and property, typed, so that a consumer reads
+    ``"paperCount": 3`` and ``"addressesTask": "https://.../task/x"`` as the RDF says."""
+    name = _Names(PREFIXES)
+
+    def compact(iri: str) -> str:
+        n = name(iri)
+        return n[1:-1] if n.startswith("<") else n
+
+    ctx: dict = {**PREFIXES, "res": base}
+    for iri_, (term, kind) in JSONLD_TERMS.items():
+        if kind is None:
+            ctx[term] = compact(iri_)
+        elif kind == "":
+            ctx[term] = {"@id": compact(iri_)}
+        else:
+            ctx[term] = {"@id": compact(iri_), "@type": kind if kind == "@id" else compact(kind)}
+    return ctx
 
 
 def write_jsonld(G: nx.MultiDiGraph, fh: TextIO, base: str = DEFAULT_BASE) -> None:

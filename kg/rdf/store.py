@@ -35,10 +35,12 @@ class StoreLoader:
     writer never waits for the loader: the text is read back from the file (the
     page cache), so memory stays bounded by one chunk however far the loader lags.
     :meth:`close` waits for the end and re-raises the loader's error; :meth:`abort`
-    stops it.
+    stops it. The triples ``also`` (the ontology) are added last; an updated
+    store (:class:`StoreUpdater`) keeps them from the store it starts from.
     """
 
-    def __init__(self, store_dir: str | Path, nt_path: str | Path, chunk_bytes: int = 32 << 20):
+    def __init__(self, store_dir: str | Path, nt_path: str | Path, chunk_bytes: int = 32 << 20,
+                 also: tuple = ()):
         self._cond = threading.Condition()
         self._available = 0  # bytes of whole lines the writer has flushed
         self._done = False
@@ -75,6 +77,7 @@ class StoreLoader:
                             break
                 if not self._stop:
                     t = time.perf_counter()
+                    store.extend(ox.Quad(t.subject, t.predicate, t.object) for t in also)
                     store.flush()
                     store.optimize()
                     self.seconds += time.perf_counter() - t
