@@ -15,66 +15,24 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 import networkx as nx
 
 from kg.build import pipeline
+from kg.handles import HtmlView, Node, Ranked, Results
 from kg.model import Extraction, Record
-from kg.rdf.namespace import DEFAULT_BASE, QUERY_PREFIXES
+from kg.rdf.namespace import DEFAULT_BASE, KG, QUERY_PREFIXES
 from kg.rdf.ontology import ontology_triples
 from kg.resolve import algorithms as alg
 from kg.resolve.graph import nodes_of_type
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
-    """A read-only record of one graph node: its id, type, canonical name, aliases
-    and the ids it is linked to (a paper's entities; an entity's papers)."""
-
-    id: str
-    type: str
-    name: str
-    aliases: tuple[str, ...] = ()
-    papers: tuple[str, ...] = ()
-    linked: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Ranked:
-    """A node with a score (papers, degree or relatedness) and what it shares."""
-
-    node: Node
-    score: float
-    shared: tuple[str, ...] = ()
-
-
-class HtmlView:
-    """A self-contained HTML page that Jupyter displays inline (``_repr_html_``)."""
-
-    def __init__(self, html: str, height: int = 640):
-        self.html = html
-        self.height = height
-
-    def _repr_html_(self) -> str:
-        from html import escape
-
-        return (f'<iframe srcdoc="{escape(self.html, quote=True)}" sandbox="allow-scripts" '
-                f'style="width: 100%; height: {int(self.height)}px; border: 1px solid #ddd"></iframe>')
-
-    def save(self, path: str | Path) -> Path:
-        from kg.build.staging import atomic_write
-
-        atomic_write(path, self.html)
-        return Path(path)
-
-
 def resolve_name(G: nx.MultiDiGraph, name: str) -> str:
-    """The node id for an id, a canonical name or an alias (case-insensitive).
-
-    Entities win over papers; among several, the one with most links.
+    """The node id for an id, a canonical name or an alias (an acronym among them;
+    case-insensitive). Entities win over papers; among several, the one with most links.
+    A KeyError names the closest names when none fits.
     """
     if name in G:
         return name
@@ -82,8 +40,19 @@ def resolve_name(G: nx.MultiDiGraph, name: str) -> str:
     hits = [n for n, d in G.nodes(data=True)
             if low == str(d.get("label", "")).lower() or low in (str(a).lower() for a in d.get("aliases", []))]
     if not hits:
-        raise KeyError(f"no node named {name!r}")
+        raise KeyError(f"no node named {name!r}{close_names(G, name)}")
     return sorted(hits, key=lambda n: (G.nodes[n]["type"] == "Paper", -G.degree(n), n))[0]
+
+
+def close_names(G: nx.MultiDiGraph, name: str, n: int = 5) -> str:
+    """``"; did you mean ...?"`` with the names and aliases closest to ``name``, or ``""``."""
+    import difflib
+
+    names = {str(x) for _, d in G.nodes(data=True) if d.get("type") != "Paper"
+             for x in (d.get("label", ""), *d.get("aliases", ()))}
+    low = {x.lower(): x for x in sorted(names)}
+    found = [low[x] for x in difflib.get_close_matches(name.strip().lower(), list(low), n=n, cutoff=0.7)]
+    return f"; did you mean {', '.join(repr(x) for x in found)}?" if found else ""
 
 
 class KnowledgeGraph:
@@ -96,12 +65,32 @@ class KnowledgeGraph:
     'Method'
     """
 
-    def __init__(self, G: nx.MultiDiGraph, records: list[Record] | None = None,
-                 extractions: list[Extraction] | None = None, base: str = DEFAULT_BASE):
-        self._G = G
-        self.records = list(records or [])
+    def __init__(self, G: nx.MultiDiGraph | None, records: list[Record] | None = None,
+                 extractions: list[Extraction] | None = None, base: str = DEFAULT_BASE,
+                 outdir: Path | None = None):
+        self._graph = G
+        self._records = None if records is None and outdir is not None else list(records or [])
         self.extractions = list(extractions or [])
         self.base = base
+        self._outdir = outdir  # a build's folder: the graph and records are read from it when first needed
+
+    @property
+    def _G(self) -> nx.MultiDiGraph:
+        if self._graph is None:
+            from kg.io.graphjson import graph_from_json
+
+            self._graph = graph_from_json((self._outdir / "graph.json").read_text(encoding="utf-8"))
+        return self._graph
+
+    @property
+    def records(self) -> list[Record]:
+        """The input records (read from a loaded build's ``records.jsonl`` when first asked for)."""
+        if self._records is None:
+            from kg.io.graphjson import records_from_jsonl
+
+            path = self._outdir / "records.jsonl"
+            self._records = records_from_jsonl(path) if path.is_file() else []
+        return self._records
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -154,7 +143,11 @@ class KnowledgeGraph:
 
     @classmethod
     def load(cls, outdir: str | Path) -> "KnowledgeGraph":
-        """Read a graph written by :meth:`save` or ``kg build`` (round trip exact).
+        """Open a graph written by :meth:`save` or ``kg build`` (round trip exact).
+
+        Nothing large is read at once: queries run on the build's SPARQL store, and
+        ``graph.json`` and ``records.jsonl`` are read when the graph or the records are
+        first needed.
 
         >>> import tempfile
         >>> out = tempfile.mkdtemp() + "/o"
@@ -162,21 +155,16 @@ class KnowledgeGraph:
         >>> sorted(KnowledgeGraph.load(out).nx.edges(keys=True)) == sorted(sample.nx.edges(keys=True))
         True
         """
-        from kg.io.graphjson import graph_from_json, records_from_jsonl
-
         outdir = Path(outdir)
-        path = outdir / "graph.json"
-        if not path.is_file():
+        if not (outdir / "graph.json").is_file():
             raise FileNotFoundError(f"{outdir}: no graph.json here (save or build first)")
-        G = graph_from_json(path.read_text(encoding="utf-8"))
-        records = records_from_jsonl(outdir / "records.jsonl") if (outdir / "records.jsonl").is_file() else []
         base = DEFAULT_BASE
         ctx = outdir / "context.jsonld"
         if ctx.is_file():
             import json
 
             base = json.loads(ctx.read_text(encoding="utf-8"))["@context"].get("res", DEFAULT_BASE)
-        return cls(G, records, [], base)
+        return cls(None, None, [], base, outdir=outdir)
 
     # ------------------------------------------------------------------ access
     @property
@@ -191,31 +179,37 @@ class KnowledgeGraph:
 
         return to_rdf(self._G, base=self.base)
 
-    def node(self, node_id: str) -> Node:
-        """The record of one node by id."""
+    def node(self, name: str) -> Node:
+        """The record of one node by id, canonical name or alias (an acronym among them).
+
+        >>> sample.node("FSL-Net").type, sample.node("fsl-net").id == sample.node("FSL-Net").id
+        ('Method', True)
+        """
         G = self._G
+        node_id = name if name in G else self._resolve_name(name)
         d = G.nodes[node_id]
         if d["type"] == "Paper":
             linked = tuple(sorted({v for _, v in G.out_edges(node_id)}))
-            papers: tuple[str, ...] = ()
-        else:
-            linked = tuple(sorted({u for u, _ in G.in_edges(node_id)} | {v for _, v in G.out_edges(node_id)}))
-            papers = tuple(alg.papers_for(G, node_id))
+            venue = next((G.nodes[v].get("label", "") for _, v, k in G.out_edges(node_id, keys=True)
+                          if k == "publishedIn"), "")
+            return Node(id=node_id, type="Paper", name=d.get("label", node_id), linked=linked,
+                        title=d.get("title") or "", venue=venue, year=d.get("year"), abstract=d.get("abstract", ""))
+        linked = tuple(sorted({u for u, _ in G.in_edges(node_id)} | {v for _, v in G.out_edges(node_id)}))
         return Node(id=node_id, type=d["type"], name=d.get("label", node_id),
-                    aliases=tuple(d.get("aliases", ()) or ()), papers=papers, linked=linked)
+                    aliases=tuple(d.get("aliases", ()) or ()), papers=tuple(alg.papers_for(G, node_id)), linked=linked)
 
-    def _nodes(self, type_: str) -> list[Node]:
-        return [self.node(n) for n in nodes_of_type(self._G, type_)]
+    def _nodes(self, type_: str) -> Results:
+        return Results(self.node(n) for n in nodes_of_type(self._G, type_))
 
-    def papers(self) -> list[Node]:
+    def papers(self) -> Results:
         """Every paper, sorted by id."""
         return self._nodes("Paper")
 
-    def methods(self) -> list[Node]:
+    def methods(self) -> Results:
         """Every method (proposed or used), sorted by id."""
         return self._nodes("Method")
 
-    def tasks(self) -> list[Node]:
+    def tasks(self) -> Results:
         """Every task, sorted by id.
 
         >>> "data attribution" in [t.name for t in sample.tasks()]
@@ -223,7 +217,7 @@ class KnowledgeGraph:
         """
         return self._nodes("Task")
 
-    def datasets(self) -> list[Node]:
+    def datasets(self) -> Results:
         """Every dataset or benchmark, sorted by id.
 
         >>> "ShapeNet" in [d.name for d in sample.datasets()]
@@ -231,7 +225,7 @@ class KnowledgeGraph:
         """
         return self._nodes("Dataset")
 
-    def repositories(self) -> list[Node]:
+    def repositories(self) -> Results:
         """Every code repository, sorted by id.
 
         >>> len(sample.repositories())
@@ -247,31 +241,31 @@ class KnowledgeGraph:
         """
         return self.node(self._resolve_name(name_or_alias))
 
-    def papers_for(self, entity: str) -> list[Node]:
+    def papers_for(self, entity: str) -> Results:
         """Papers linked to an entity (by name, alias or id).
 
         >>> len(KnowledgeGraph.build().papers_for("data attribution")) >= 3
         True
         """
-        return [self.node(p) for p in alg.papers_for(self._G, self._resolve_name(entity))]
+        return Results(self.node(p) for p in alg.papers_for(self._G, self._resolve_name(entity)))
 
-    def methods_for_task(self, task: str) -> list[Ranked]:
+    def methods_for_task(self, task: str) -> Results:
         """Methods proposed or used by papers on a task, by number of papers.
 
         >>> [(r.node.name, r.score) for r in sample.methods_for_task("semantic segmentation")]
         [('optimal transport distance', 1), ('Optimal Transport theory', 1), ('TAROT', 1)]
         """
-        return [Ranked(self.node(m), n) for m, n in alg.methods_for_task(self._G, self._resolve_name(task))]
+        return Results(Ranked(self.node(m), n) for m, n in alg.methods_for_task(self._G, self._resolve_name(task)))
 
-    def datasets_for(self, method: str) -> list[Ranked]:
+    def datasets_for(self, method: str) -> Results:
         """Datasets used by the papers that propose or use a method, by number of papers.
 
         >>> [r.node.name for r in sample.datasets_for("CELL-Diff")]
         ['Human Protein Atlas', 'OpenCell']
         """
-        return [Ranked(self.node(d), n) for d, n in alg.datasets_for(self._G, self._resolve_name(method))]
+        return Results(Ranked(self.node(d), n) for d, n in alg.datasets_for(self._G, self._resolve_name(method)))
 
-    def related_papers(self, paper: str, k: int = 10) -> list[Ranked]:
+    def related_papers(self, paper: str, k: int = 10) -> Results:
         """Papers sharing entities with a paper, ranked by the rarity-weighted count of
         shared methods, tasks and datasets (``shared`` names them).
 
@@ -280,24 +274,27 @@ class KnowledgeGraph:
         ('instruction tuning',)
         """
         G = self._G
-        return [Ranked(self.node(o), score, tuple(G.nodes[e].get("label", e) for e in shared))
-                for o, score, shared in alg.related_papers(G, self._resolve_name(paper), k)]
+        return Results(Ranked(self.node(o), score, tuple(G.nodes[e].get("label", e) for e in shared))
+                       for o, score, shared in alg.related_papers(G, self._resolve_name(paper), k))
 
-    def top(self, kind: str, by: str = "papers", n: int = 20) -> list[Ranked]:
-        """The top ``n`` methods / tasks / datasets / repositories / venues / papers.
+    def top(self, kind: str, n: int = 20, by: str = "papers") -> Results:
+        """The top ``n`` methods / tasks / datasets / repositories / venues / papers, by
+        papers or by degree.
 
-        >>> KnowledgeGraph.build().top("task", n=1)[0].node.type
+        >>> sample.top("Task", 1)[0].node.type
         'Task'
         """
-        return [Ranked(self.node(v), s) for v, s in alg.top(self._G, kind, by, n)]
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise TypeError(f"n must be a number of results, not {n!r}")
+        return Results(Ranked(self.node(v), s) for v, s in alg.top(self._G, kind, by, n))
 
-    def shortest_path(self, a: str, b: str) -> list[Node]:
+    def shortest_path(self, a: str, b: str) -> Results:
         """The shortest chain of nodes between two names (edges either way); [] if none.
 
         >>> [n.type for n in sample.shortest_path("TAROT", "FSL-Net")][:2]
         ['Method', 'Paper']
         """
-        return [self.node(n) for n in alg.shortest_path(self._G, self._resolve_name(a), self._resolve_name(b))]
+        return Results(self.node(n) for n in alg.shortest_path(self._G, self._resolve_name(a), self._resolve_name(b)))
 
     def subgraph(self, entities: Iterable[str], depth: int = 1) -> "KnowledgeGraph":
         """A graph of the nodes within ``depth`` hops of the given names.
@@ -311,45 +308,99 @@ class KnowledgeGraph:
     # ------------------------------------------------------------------ SPARQL
     @cached_property
     def _store(self):
+        """The SPARQL store: a loaded build's own (opened read-only), else one made in
+        memory from the graph and the ontology, as a build's store holds them."""
         import pyoxigraph as ox
 
         from kg.rdf.statements import to_ntriples
 
+        if self._outdir is not None and (self._outdir / "store").is_dir():
+            return ox.Store.read_only(str(self._outdir / "store"))
         store = ox.Store()
         store.load(to_ntriples(self._G, self.base).encode("utf-8"), format=ox.RdfFormat.N_TRIPLES)
-        store.extend(ox.Quad(t.subject, t.predicate, t.object) for t in ontology_triples())  # as a build's store
+        store.extend(ox.Quad(t.subject, t.predicate, t.object) for t in ontology_triples())
         return store
 
-    def query(self, sparql: str, **bindings) -> list[dict] | bool | list[tuple]:
+    def query(self, sparql: str, **bindings):
         """Run SPARQL on the graph; ``bindings`` set variables (Python values or rdflib terms).
 
-        SELECT gives a list of {variable: Python value} rows, ASK a bool,
-        CONSTRUCT / DESCRIBE a list of (s, p, o) string triples. The prefixes
-        ``kg``, ``res``, ``rdf``, ``rdfs``, ``owl``, ``skos``, ``dcterms``, ``prov``,
-        ``schema``, ``lpwcc``, ``lpwcp`` and ``xsd`` are predeclared. A bound variable
-        need not be selected (``FILTER(LCASE(?l) = LCASE(?name))``).
+        SELECT gives a list of {variable: Python value} rows, ASK a bool, CONSTRUCT /
+        DESCRIBE an rdflib ``Graph``. The prefixes ``kg``, ``res``, ``rdf``, ``rdfs``,
+        ``owl``, ``skos``, ``dcterms``, ``prov``, ``schema``, ``lpwcc``, ``lpwcp`` and
+        ``xsd`` are predeclared. A bound variable need not be selected
+        (``FILTER(LCASE(?l) = LCASE(?name))``).
 
-        >>> KnowledgeGraph.build().query("SELECT ?n ?e WHERE { ?e skos:prefLabel ?n }", n="TAROT")[0]["e"]
-        'https://w3id.org/abstract-kg/resource/method/tarot'
+        >>> sample.query("SELECT ?e WHERE { ?e skos:prefLabel ?l FILTER(LCASE(?l) = LCASE(?n)) }", n="tarot")
+        [{'e': 'https://w3id.org/abstract-kg/resource/method/tarot'}]
+        >>> len(sample.query("CONSTRUCT { ?v a kg:Venue } WHERE { ?v a kg:Venue }"))
+        2
         """
         import pyoxigraph as ox
 
-        from kg.rdf.store import python_value, rows, run_query
+        from kg.rdf.store import rows, run_query
 
         res = run_query(self._store, sparql, bindings, prefixes=QUERY_PREFIXES)
         if isinstance(res, ox.QueryBoolean):
             return bool(res)
         if isinstance(res, ox.QueryTriples):
-            return [tuple(python_value(x) for x in (t.subject, t.predicate, t.object)) for t in res]
+            from rdflib import Graph
+
+            g = Graph()
+            for prefix, ns in QUERY_PREFIXES.items():
+                g.bind(prefix, ns)
+            return g.parse(data=ox.serialize(list(res), format=ox.RdfFormat.N_TRIPLES), format="nt")
         return rows(res)
 
     def query_df(self, sparql: str, **bindings):
-        """SELECT results as a pandas DataFrame (needs pandas)."""
+        """The results as a pandas DataFrame (needs pandas): a SELECT's rows, a
+        CONSTRUCT's triples (``subject``, ``predicate``, ``object`` as rdflib terms, so
+        IRIs and literals stay apart), an ASK's answer in a ``boolean`` column.
+
+        >>> sample.query_df("ASK { ?p a kg:Paper }").to_dict("records")
+        [{'boolean': True}]
+        """
         try:
             import pandas as pd
         except ImportError:
             raise ImportError("query_df needs pandas: pip install pandas") from None
-        return pd.DataFrame(self.query(sparql, **bindings))
+        res = self.query(sparql, **bindings)
+        if isinstance(res, bool):
+            return pd.DataFrame({"boolean": [res]})
+        if isinstance(res, list):
+            return pd.DataFrame(res)
+        return pd.DataFrame(sorted(res), columns=["subject", "predicate", "object"])
+
+    # ------------------------------------------------------------------ reasoning and validation
+    def infer(self, semantics: str = "rdfs"):
+        """The graph with the ontology and what they entail (owlrl): ``rdfs`` or
+        ``owl-rl`` semantics. An rdflib ``Graph``.
+
+        >>> from rdflib.namespace import PROV, RDF
+        >>> g = sample.infer()   # a mention is a prov:Entity: only a reasoner says so
+        >>> len(set(g.subjects(RDF.type, PROV.Entity))) == len(set(g.subjects(RDF.type, KG.Mention)))
+        True
+        """
+        import owlrl
+
+        from kg.rdf.validate import load_ontology
+
+        kinds = {"rdfs": owlrl.RDFS_Semantics, "owl-rl": owlrl.OWLRL_Semantics}
+        if semantics not in kinds:
+            raise ValueError(f"semantics must be 'rdfs' or 'owl-rl', not {semantics!r}")
+        g = load_ontology() + self.rdf
+        owlrl.DeductiveClosure(kinds[semantics]).expand(g)
+        return g
+
+    def validate(self):
+        """Check the graph against the SHACL shapes (``ontology/shapes.ttl``), as ``kg
+        validate`` does: a report with ``conforms``, ``violations`` and ``text``.
+
+        >>> sample.validate().conforms
+        True
+        """
+        from kg.rdf.validate import validate_graph
+
+        return validate_graph(self.rdf)
 
     # ------------------------------------------------------------------ exports and views
     def export(self, fmt: str, out: str | Path) -> list[Path]:

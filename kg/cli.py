@@ -101,7 +101,7 @@ def _parse_binding(text: str):
 
 def cmd_query(args) -> int:
     from kg.rdf.namespace import QUERY_PREFIXES
-    from kg.rdf.named import get_named, list_named, variants
+    from kg.rdf.named import get_named, list_named, resolve_ref, variants
     from kg.rdf.store import open_store, run_query, serialize_results
 
     if args.list:
@@ -131,6 +131,10 @@ def cmd_query(args) -> int:
     else:
         raise ValueError("give a SPARQL query, a .rq file, --name NAME or --list")
     store = open_store(args.store)
+    if args.name:
+        for p, type_ in zip(named.params, named.param_types):
+            if type_ and p in bindings:
+                bindings[p] = resolve_ref(store, type_, bindings[p])
     results = run_query(store, text, bindings, prefixes=QUERY_PREFIXES)
     sys.stdout.write(serialize_results(results, args.format, QUERY_PREFIXES, limit=args.limit))
     return EXIT_OK

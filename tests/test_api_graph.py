@@ -102,3 +102,60 @@ def test_exports_load_back(sample_kg, tmp_path, fmt):
 def test_cli_export(built, tmp_path, capsys):
     assert main(["export", "--format", "graphml", "--store", str(built), "-o", str(tmp_path / "g.graphml")]) == 0
     assert nx.read_graphml(tmp_path / "g.graphml").number_of_nodes() > 100
+
+
+def test_look_ups_take_a_name_alias_or_id_and_fail_with_close_names(sample_kg):
+    by_name = sample_kg.node("Feature Shift Localization Network")
+    assert by_name == sample_kg.node("fsl-net") == sample_kg.node(by_name.id)
+    with pytest.raises(KeyError, match=r"did you mean .*FSL-Net"):
+        sample_kg.node("FSL-Nett")
+
+
+def test_reprs_are_one_line_and_notebooks_get_escaped_tables(sample_kg):
+    top = sample_kg.top("Task", 5)  # n by position
+    assert len(top) == 5 and all(r.node.type == "Task" for r in top)
+    for x in (top[0], top[0].node, sample_kg.papers()[0]):
+        assert "\n" not in repr(x) and len(repr(x)) < 200
+    assert len(repr(sample_kg.papers())) < 200 * 68
+    html = top._repr_html_()
+    assert html.count("<tr>") == 6 and top[0].node.name in html
+    hostile = KnowledgeGraph.from_records([{"id": "x", "abstract": "We propose <b>EvilNet</b> & co for image classification."}])
+    assert "<b>" not in hostile.methods()._repr_html_()
+    with pytest.raises(TypeError, match="number of results"):
+        sample_kg.top("Task", "papers")
+
+
+def test_a_paper_node_has_its_title_venue_year_and_abstract(sample_kg):
+    paper = sample_kg.papers_for("TAROT")[0]
+    assert paper.venue in ("ICML 2025", "ICLR 2025") and paper.year == 2025
+    assert "TAROT" in paper.abstract and paper.title == ""  # the sample abstracts have no titles
+
+
+def test_query_results_keep_rdf_terms_and_dataframes_take_every_form(sample_kg):
+    from rdflib import Graph, Literal, URIRef
+
+    g = sample_kg.query("CONSTRUCT { ?m skos:prefLabel ?l } WHERE { ?m skos:prefLabel ?l FILTER(?l = 'TAROT') }")
+    assert isinstance(g, Graph) and list(g) == [(URIRef(sample_kg.base + "method/tarot"),
+                                                  URIRef("http://www.w3.org/2004/02/skos/core#prefLabel"),
+                                                  Literal("TAROT"))]
+    pytest.importorskip("pandas")
+    assert sample_kg.query_df("ASK { ?p a kg:Paper }")["boolean"].tolist() == [True]
+    df = sample_kg.query_df("CONSTRUCT { ?v a kg:Venue } WHERE { ?v a kg:Venue }")
+    assert list(df.columns) == ["subject", "predicate", "object"] and len(df) == 2
+    assert isinstance(df.loc[0, "subject"], URIRef)
+
+
+def test_a_loaded_build_answers_from_its_store(built):
+    kg = KnowledgeGraph.load(built)
+    assert kg.query("SELECT (COUNT(?p) AS ?n) WHERE { ?p a schema:ScholarlyArticle }") == [{"n": 68}]
+    assert kg.node("TAROT").type == "Method" and len(kg.records) == 76
+
+
+def test_inference_and_validation_from_python(sample_kg):
+    from rdflib.namespace import PROV, RDF
+
+    assert sample_kg.validate().conforms
+    g = sample_kg.infer("owl-rl")
+    assert set(g.subjects(RDF.type, PROV.Entity)) >= set(sample_kg.rdf.subjects(RDF.type, PROV.Entity))
+    with pytest.raises(ValueError, match="semantics"):
+        sample_kg.infer("magic")

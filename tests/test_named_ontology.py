@@ -43,6 +43,20 @@ def test_papers_sharing_tasks_binds_an_iri(built, sample_kg):
     assert result and all(r["paper"] == str(iri) and r["other"] != str(iri) for r in result)
 
 
+def test_a_paper_parameter_takes_every_form_a_user_has(built, sample_kg, capsys):
+    paper = next(p for p in sample_kg.papers() if "TAROT" in p.name)
+    doc_id = sample_kg.nx.nodes[paper.id]["docs"][0]
+    outputs = []
+    for form in (f"<{sample_kg.base}{paper.id}>", f"res:{paper.id}", paper.id, doc_id, paper.name.upper()):
+        assert main(["query", "--name", "papers-sharing-tasks", "--bind", f"paper={form}", "--store", str(built),
+                     "--format", "csv"]) == 0, form
+        outputs.append(capsys.readouterr().out)
+    assert len(set(outputs)) == 1 and len(outputs[0].splitlines()) > 1
+    assert main(["query", "--name", "papers-sharing-tasks", "--bind", "paper=nope", "--store", str(built)]) == 2
+    err = capsys.readouterr().err
+    assert "no paper 'nope'" in err and "record id" in err
+
+
 def test_cli_named_query_and_list(built, capsys):
     assert main(["query", "--list"]) == 0
     assert "methods-for-task" in capsys.readouterr().out

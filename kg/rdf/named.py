@@ -2,7 +2,10 @@
 
 Each file opens with comment lines ``# title:``, ``# description:`` and one
 ``# param: NAME  help`` a parameter. Parameters are query variables set by
-binding (Oxigraph substitution), never by editing the query text.
+binding (Oxigraph substitution), never by editing the query text. A parameter
+written ``NAME (Paper)`` names a paper in any form a user has for it (its IRI,
+``res:paper/…``, ``paper/…``, its record id or its title): :func:`resolve_ref`
+turns that into the paper's IRI, or says which forms it takes.
 
 >>> [q.name for q in list_named()][:3]
 ['aliases', 'datasets-for-method', 'evidence']
@@ -24,11 +27,12 @@ class NamedQuery:
     params: tuple[str, ...]
     param_help: tuple[str, ...]
     text: str
+    param_types: tuple[str, ...] = ()  # per parameter: the class its value names ("" for a plain value)
 
 
 def _parse(name: str, text: str) -> NamedQuery:
     title = description = ""
-    params, helps = [], []
+    params, helps, types = [], [], []
     for line in text.splitlines():
         m = re.match(r"#\s*(title|description|param):\s*(.*)$", line)
         if not m:
@@ -39,10 +43,47 @@ def _parse(name: str, text: str) -> NamedQuery:
         elif key == "description":
             description = value.strip()
         else:
-            pname, _, phelp = value.strip().partition(" ")
-            params.append(pname)
-            helps.append(phelp.strip())
-    return NamedQuery(name, title, description, tuple(params), tuple(helps), text)
+            p = re.match(r"(\w+)(?:\s+\((\w+)\))?\s*(.*)$", value.strip())
+            params.append(p.group(1))
+            types.append(p.group(2) or "")
+            helps.append(p.group(3).strip())
+    return NamedQuery(name, title, description, tuple(params), tuple(helps), text, tuple(types))
+
+
+#: How a paper is found from what a user has for it (?v: the value as given, selected so
+#: that it is substituted in every branch).
+_FIND_PAPER = """PREFIX kg: <https://w3id.org/abstract-kg/ontology#>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+PREFIX dcterms: <http://purl.org/dc/terms/>
+SELECT DISTINCT ?paper ?v WHERE {
+  { ?paper kg:docId ?v }
+  UNION { ?paper a kg:Paper FILTER (STR(?paper) = STR(?v) || STRENDS(STR(?paper), CONCAT("/", STR(?v)))) }
+  UNION { ?paper dcterms:title|rdfs:label ?l FILTER (LCASE(STR(?l)) = LCASE(STR(?v))) }
+  ?paper a kg:Paper .
+} ORDER BY ?paper LIMIT 2"""
+
+
+def resolve_ref(store, type_: str, value):
+    """The IRI (an Oxigraph ``NamedNode``) of the ``type_`` (``Paper``) that ``value``
+    names: an IRI, ``res:paper/…`` or ``paper/…``, a record id or a title. A
+    ValueError says which forms it takes when none or two papers fit."""
+    import pyoxigraph as ox
+
+    from kg.rdf.store import run_query
+
+    if type_ != "Paper":
+        raise ValueError(f"no way to name a {type_}")
+    text = str(value)
+    if text.startswith("res:"):
+        text = text[4:]
+    hits = [sol["paper"] for sol in run_query(store, _FIND_PAPER, {"v": ox.Literal(text)})]
+    if len(hits) == 1:
+        return hits[0]
+    forms = ("its IRI (<https://w3id.org/abstract-kg/resource/paper/…>), res:paper/…, paper/…, "
+             "its record id (kg:docId) or its title")
+    if not hits:
+        raise ValueError(f"no paper {text!r}: give {forms}")
+    raise ValueError(f"{text!r} names more than one paper ({', '.join(h.value for h in hits)}): give its IRI")
 
 
 def _all() -> dict[str, NamedQuery]:

@@ -340,7 +340,9 @@ def run_query(store: ox.Store, sparql: str, bindings: dict | None = None, prefix
     A bound variable is substituted by Oxigraph (SPARQL 1.2 SEP-0007) when the query
     projects it; when it does not (``SELECT ?e WHERE { ... FILTER(?l = ?name) }``),
     the values join the WHERE pattern as a ``VALUES`` block at its head, each written
-    by Oxigraph as an RDF term (escaped), as rdflib's ``initBindings`` does. Federated
+    by Oxigraph as an RDF term (escaped). Unlike a substitution, such a value is not
+    seen by a FILTER inside a nested group or UNION branch: select the variable to
+    have it substituted everywhere. Federated
     queries and datasets (``FROM``) are refused (:mod:`kg.rdf.sparqltext`)."""
     no = refused(sparql)
     if no is not None:
