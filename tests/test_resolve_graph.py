@@ -130,3 +130,17 @@ def test_a_short_form_a_paper_uses_for_its_task_links_no_other_papers():
     rl = ("Task", "reinforcement learning", ["RL"])
     _, ents = _entities([offline], [rl], [rl], [("Task", "RL", [])])
     assert sorted(e.name for e in ents) == ["offline RL", "reinforcement learning"]
+
+
+def test_the_same_abstract_at_two_venues_is_one_paper_published_in_both():
+    from kg import KnowledgeGraph
+
+    text = "We propose BiVenueNet for image classification on CIFAR-10."
+    kg = KnowledgeGraph.from_records([{"id": "a", "abstract": text, "venue": "ICLR 2025"},
+                                      {"id": "b", "abstract": text, "venue": "ICML 2025"}])
+    (paper,) = kg.papers()
+    venues = {kg.nx.nodes[v]["label"] for _, v, k in kg.nx.out_edges(paper.id, keys=True) if k == "publishedIn"}
+    assert venues == {"ICLR 2025", "ICML 2025"}
+    assert kg.validate().conforms
+    rows = kg.query("SELECT ?v WHERE { ?p kg:publishedIn/rdfs:label ?v } ORDER BY ?v")
+    assert [r["v"] for r in rows] == ["ICLR 2025", "ICML 2025"]

@@ -368,8 +368,7 @@ def registry(groups: dict[str, list[Record]], paper_ex: dict[str, Extraction]) -
                 url = normalize_github(c)
                 if url:
                     repo(url)
-        venue = next((r.venue for r in recs if r.venue), None)
-        if venue:
+        for venue in dict.fromkeys(r.venue for r in recs if r.venue):  # every venue the paper's records give
             vid = venue_id(venue)
             if vid not in venues:
                 venues[vid] = Entity(id=vid, type="Venue", name=venue)
@@ -403,10 +402,13 @@ def resolve_paper(pid: str, recs: list[Record], ex: Extraction | None, sig_root:
             url = normalize_github(c)
             if url:
                 mine.setdefault(("hasCode", repo_id(url)), [])
-    venue = next((r.venue for r in recs if r.venue), None)
+    # the same abstract at two venues (a workshop and a conference, a record each) is one
+    # paper published in both
+    venues = list(dict.fromkeys(r.venue for r in recs if r.venue))
+    venue = venues[0] if venues else None
     year = next((r.year for r in recs if r.year), None)
-    if venue:
-        mine.setdefault(("publishedIn", venue_id(venue)), [])
+    for v in venues:
+        mine.setdefault(("publishedIn", venue_id(v)), [])
     title = next((r.title for r in recs if r.title), None)
     proposed_names = [entities[r].name for r in sorted(proposed_here, key=lambda r: entities[r].id)]
     first = recs[0]
