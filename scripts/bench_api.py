@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""What a notebook user waits for: ``KnowledgeGraph.load(DIR)`` and a first query, on a
+build folder, in a fresh process each (time and peak memory), against the same query
+through ``kg query`` and against the in-memory store a graph without a build folder
+makes (what ``load`` did before it queried the build's store).
+
+    python scripts/bench_api.py --store OUTDIR [--repeat 2]
+
+OUTDIR is a ``kg build`` output folder (for the issue's figure, the corpus's 22,804
+ML-venue records: ``scripts/bench_corpus.py`` selects them).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+QUERY = "SELECT ?t (COUNT(?p) AS ?n) WHERE { ?p kg:addressesTask ?t } GROUP BY ?t ORDER BY DESC(?n) LIMIT 5"
+
+CHILD = """
+import json, resource, sys, time
+t = time.perf_counter()
+from kg import KnowledgeGraph
+kg = KnowledgeGraph.load(sys.argv[1])
+if sys.argv[2] == "memory":  # the graph alone: its store made in memory from its RDF
+    kg = KnowledgeGraph(kg.nx, base=kg.base)
+rows = kg.query(sys.argv[3])
+seconds = time.perf_counter() - t
+print(json.dumps({"seconds": seconds, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "rows": len(rows)}))
+"""
+
+
+def child(store: Path, how: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(store), how, QUERY], check=True,
+                         capture_output=True, text=True, cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def cli(store: Path) -> dict:
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "kg.cli", "query", QUERY, "--store", str(store)], check=True,
+                   capture_output=True, cwd=ROOT)
+    return {"seconds": time.perf_counter() - t}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--store", type=Path, required=True, help="a kg build output folder")
+    ap.add_argument("--repeat", type=int, default=2)
+    args = ap.parse_args()
+    runs: dict[str, list[dict]] = {"load": [], "cli": [], "memory": []}
+    for _ in range(args.repeat):  # interleaved, so that a drift of the machine's speed hits each alike
+        runs["load"].append(child(args.store, "store"))
+        runs["cli"].append(cli(args.store))
+        runs["memory"].append(child(args.store, "memory"))
+    best = {k: min(r["seconds"] for r in v) for k, v in runs.items()}
+    for k, label in (("load", "KnowledgeGraph.load + first query"), ("cli", "kg query (a process)"),
+                     ("memory", "graph + in-memory store + first query")):
+        rss = max((r.get("rss_mb", 0) for r in runs[k]), default=0)
+        print(f"{label:<40} {best[k]:7.2f} s" + (f"  peak {rss:,.0f} MB" if rss else ""))
+    print(f"load / kg query: {best['load'] / best['cli']:.2f}x; in-memory / load: {best['memory'] / best['load']:.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
