@@ -141,15 +141,10 @@ def cmd_query(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from rdflib import Graph
+    from kg.rdf.validate import validate_path
 
-    from kg.rdf.validate import graph_file, rdf_format, validate_graph
-
-    bar = _talk(args).bar("validating", 2, "steps")
-    path = graph_file(args.store)
-    data = Graph().parse(path, format=rdf_format(path))
-    bar.update()
-    report = validate_graph(data)
+    bar = _talk(args).bar("validating", 1, "steps")
+    report = validate_path(args.store, engine=args.engine)
     bar.update()
     bar.close()
     if report.conforms:
@@ -329,6 +324,8 @@ def _validate_parser(sub) -> None:
         kg validate -s icml2025
         kg validate -s outputs/graph.ttl""")
     _store(v, "the build folder, or an RDF file, to check")
+    v.add_argument("--engine", choices=("sparql", "pyshacl"), default="sparql",
+                   help="the shapes compiled to SPARQL on the store (fast), or pyshacl (slow, to cross-check)")
     _old_positional(v, "FOLDER")
     _talk_options(v)
 
