@@ -52,11 +52,16 @@ def tokenize_seconds(texts: list[str]) -> float:
     return time.perf_counter() - t
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def corpus_arguments(ap: argparse.ArgumentParser) -> None:
+    """``--corpus``, ``--venues``, ``--limit``: which records of the corpus a benchmark takes."""
     ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "data" / "corpus" / "abstracts.jsonl.gz")
     ap.add_argument("--venues", choices=("ml", "all"), default="ml")
     ap.add_argument("--limit", type=int)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    corpus_arguments(ap)
     ap.add_argument("--extract-n", type=int, default=2000, help="records for the one-core kg extract rate")
     args = ap.parse_args()
     records = read(args.corpus, args.venues, args.limit)

@@ -12,6 +12,7 @@ small ``--limit`` only).
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import tempfile
@@ -21,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench_corpus import read  # noqa: E402
+from bench_corpus import corpus_arguments, read  # noqa: E402
 
 
 def timed(args: list[str]) -> float:
@@ -34,13 +35,9 @@ def timed(args: list[str]) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "data" / "corpus" / "abstracts.jsonl.gz")
-    ap.add_argument("--venues", choices=("ml", "all"), default="ml")
-    ap.add_argument("--limit", type=int)
+    corpus_arguments(ap)
     ap.add_argument("--pyshacl", action="store_true")
     args = ap.parse_args()
-    import json
-
     records = read(args.corpus, args.venues, args.limit)
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "records.jsonl"
