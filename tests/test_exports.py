@@ -6,6 +6,7 @@ import re
 import stat
 
 import networkx as nx
+import pytest
 
 from kg.io.exports import export
 
@@ -15,6 +16,18 @@ def test_graphml_edges_have_ids_of_their_own(sample_kg, tmp_path):
     ids = re.findall(r'<edge [^>]*id="([^"]*)"', path.read_text(encoding="utf-8"))
     assert len(ids) == len(set(ids)) == sample_kg.nx.number_of_edges()
     assert nx.read_graphml(path).number_of_edges() == sample_kg.nx.number_of_edges()
+
+
+def test_igraph_reads_the_graphml_and_gexf_every_node_and_edge(sample_kg, tmp_path):
+    igraph = pytest.importorskip("igraph")
+    (path,) = export(sample_kg.nx, "graphml", tmp_path / "g.graphml")
+    g = igraph.Graph.Read_GraphML(str(path))
+    assert (g.vcount(), g.ecount()) == (sample_kg.nx.number_of_nodes(), sample_kg.nx.number_of_edges())
+    assert g.is_directed() and "method/tarot" in set(g.vs["id"])
+    assert set(g.es["relation"]) == {k for _, _, k in sample_kg.nx.edges(keys=True)}
+    (gexf,) = export(sample_kg.nx, "gexf", tmp_path / "g.gexf")
+    H = nx.read_gexf(gexf)  # networkx's defaults
+    assert H.number_of_edges() == sample_kg.nx.number_of_edges()
 
 
 def test_node_link_reads_back_with_networkx_defaults(sample_kg, tmp_path):
