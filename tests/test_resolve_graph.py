@@ -144,3 +144,16 @@ def test_the_same_abstract_at_two_venues_is_one_paper_published_in_both():
     assert kg.validate().conforms
     rows = kg.query("SELECT ?v WHERE { ?p kg:publishedIn/rdfs:label ?v } ORDER BY ?v")
     assert [r["v"] for r in rows] == ["ICLR 2025", "ICML 2025"]
+
+
+def test_aliases_hold_no_capitals_copy_of_a_spelling_and_the_most_used_case():
+    from kg.resolve.entities import cluster_entity
+
+    entity, _ = cluster_entity("Method", [
+        (["convolutional neural network", "CONVOLUTIONAL NEURAL NETWORKS", "CNN"], 3),
+        (["CNNs", "convolutional neural networks"], 2), (["Convolutional Neural Networks"], 1),
+        (["MS COCO detector"], 1)])
+    assert entity.name == "convolutional neural network"
+    assert "CONVOLUTIONAL NEURAL NETWORKS" not in entity.aliases
+    assert "convolutional neural networks" in entity.aliases  # used twice, against once in title case
+    assert "MS COCO detector" in entity.aliases  # capitals with no lower-case twin stay

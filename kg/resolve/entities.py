@@ -240,15 +240,30 @@ def cluster_entity(type_: str, spellings: list[tuple[list[str], int]]) -> tuple[
         for f in set(forms):
             named_by[f] += n
     name = entity_name(type_, names, expanded)
-    aliases = []
-    lower = {name.lower()}
+    # one form per case-insensitive spelling (the most used, a title's capitals last), the
+    # name's own left out, and no capitals copy of a spelling the entity has in lower case
+    # ("CONVOLUTIONAL NEURAL NETWORKS" beside "convolutional neural network")
+    by_lower: dict[str, str] = {}
     for f in sorted(named_by):
-        if f.lower() not in lower:  # one form per case-insensitive spelling, the name's own left out
-            aliases.append(f)
-            lower.add(f.lower())
+        best = by_lower.get(f.lower())
+        if best is None or (caps_copy(f), -named_by[f]) < (caps_copy(best), -named_by[best]):
+            by_lower[f.lower()] = f
+    plain = {compact_key(f) for f in (name, *by_lower.values()) if not caps_copy(f)}
+    aliases = sorted(f for low, f in by_lower.items()
+                     if low != name.lower() and not (caps_copy(f) and compact_key(f) in plain))
     longs = sorted((f for f in [name, *aliases] if not _is_acronym(f)), key=lambda f: (-named_by[f], f))
     entity = Entity(id=entity_id(type_, name), type=type_, name=name, aliases=tuple(aliases))
     return entity, (longs[0] if longs else None)
+
+
+def caps_copy(form: str) -> bool:
+    """Whether ``form`` is words in capitals, as titles print them, not an acronym.
+
+    >>> [caps_copy(f) for f in ["CONVOLUTIONAL NEURAL NETWORKS", "MS COCO", "CNN", "Neural Nets"]]
+    [True, True, False, False]
+    """
+    words = re.findall(r"[^\W\d_]+", form)
+    return len(words) >= 2 and all(w.isupper() for w in words) and any(len(w) >= 4 for w in words)
 
 
 def entity_id(type_: str, label: str) -> str:
