@@ -143,10 +143,7 @@ def cmd_query(args) -> int:
 def cmd_validate(args) -> int:
     from kg.rdf.validate import validate_path
 
-    bar = _talk(args).bar("validating", 1, "steps")
-    report = validate_path(args.store, engine=args.engine)
-    bar.update()
-    bar.close()
+    report = validate_path(args.store, engine=args.engine, progress=_talk(args).counter("validating", "constraints"))
     if report.conforms:
         print(f"{args.store}: conforms to the abstract-kg shapes")
         return EXIT_OK

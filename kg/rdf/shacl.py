@@ -166,10 +166,13 @@ def _with_targets(select: str, targets: tuple[str, ...]) -> str:
     return f"{select[:at + 1]} VALUES ?target {{ {classes} }} $this a ?target . {select[at + 1:]}"
 
 
-def run_checks(store: ox.Store, checks: list[Check]) -> list[Result]:
-    """The violations of ``checks`` in ``store``, sorted."""
+def run_checks(store: ox.Store, checks: list[Check], progress=None) -> list[Result]:
+    """The violations of ``checks`` in ``store``, sorted; ``progress(done, total)`` is
+    called after each check."""
     out = []
-    for check in checks:
+    for k, check in enumerate(checks):
+        if progress is not None and k:
+            progress(k, len(checks))
         solutions = store.query(check.query)
         has_value = "value" in {v.value for v in solutions.variables}  # a SPARQL constraint's ?value
         for sol in solutions:
@@ -181,6 +184,8 @@ def run_checks(store: ox.Store, checks: list[Check]) -> list[Result]:
             else:
                 value = "" if "Count" in check.component else str(sol["v"])
             out.append(Result(str(this), check.path, check.component, value, check.shape, check.message))
+    if progress is not None and checks:
+        progress(len(checks), len(checks))
     return sorted(set(out), key=lambda r: (r.focus, r.path, r.component, r.value))
 
 

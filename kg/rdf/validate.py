@@ -41,15 +41,16 @@ def validate_graph(data: Graph, engine: str = "sparql") -> Report:
     return validate_store(store, with_ontology=True)
 
 
-def validate_store(store: ox.Store, with_ontology: bool = False) -> Report:
+def validate_store(store: ox.Store, with_ontology: bool = False, progress=None) -> Report:
     """Validate the triples of an Oxigraph store (a build's holds the ontology already;
-    ``with_ontology`` adds it to a store that does not)."""
+    ``with_ontology`` adds it to a store that does not); ``progress(done, total)`` after
+    each constraint."""
     from kg.rdf.ontology import ontology_triples
     from kg.rdf.shacl import compile_shapes, report_text, run_checks
 
     if with_ontology:
         store.extend(ox.Quad(t.subject, t.predicate, t.object) for t in ontology_triples())
-    results = run_checks(store, compile_shapes(load_shapes()))
+    results = run_checks(store, compile_shapes(load_shapes()), progress)
     return Report(conforms=not results, violations=len(results), text=report_text(results), results=tuple(results))
 
 
@@ -83,15 +84,16 @@ def rdf_format(path: Path) -> str:
     return {".nt": "nt", ".ttl": "turtle", ".jsonld": "json-ld", ".nq": "nquads"}.get(path.suffix, "turtle")
 
 
-def validate_path(where: str | Path, engine: str = "sparql") -> Report:
-    """Validate a build folder (its SPARQL store, which holds the ontology) or an RDF file."""
+def validate_path(where: str | Path, engine: str = "sparql", progress=None) -> Report:
+    """Validate a build folder (its SPARQL store, which holds the ontology) or an RDF file;
+    ``progress(done, total)`` after each constraint (the SPARQL engine)."""
     where = Path(where)
     if engine == "sparql" and where.is_dir() and (where / "store").is_dir():
-        return validate_store(ox.Store.read_only(str(where / "store")))
+        return validate_store(ox.Store.read_only(str(where / "store")), progress=progress)
     path = graph_file(where)
     if engine == "pyshacl":
         return validate_with_pyshacl(Graph().parse(path, format=rdf_format(path)))
     store = ox.Store()
     store.bulk_load(path=str(path), format={"nt": ox.RdfFormat.N_TRIPLES, "turtle": ox.RdfFormat.TURTLE,
                                             "json-ld": ox.RdfFormat.JSON_LD}.get(rdf_format(path), ox.RdfFormat.TURTLE))
-    return validate_store(store, with_ontology=True)
+    return validate_store(store, with_ontology=True, progress=progress)
