@@ -23,8 +23,8 @@ import networkx as nx
 from kg.build import pipeline
 from kg.handles import HtmlView, Node, Ranked, Results
 from kg.model import Extraction, Record
-from kg.rdf.namespace import DEFAULT_BASE, KG, QUERY_PREFIXES
-from kg.rdf.ontology import ontology_triples
+from kg.rdf.namespace import DEFAULT_BASE, QUERY_PREFIXES
+from kg.rdf.ontology import ontology_quads
 from kg.resolve import algorithms as alg
 from kg.resolve.graph import nodes_of_type
 
@@ -318,7 +318,7 @@ class KnowledgeGraph:
             return ox.Store.read_only(str(self._outdir / "store"))
         store = ox.Store()
         store.load(to_ntriples(self._G, self.base).encode("utf-8"), format=ox.RdfFormat.N_TRIPLES)
-        store.extend(ox.Quad(t.subject, t.predicate, t.object) for t in ontology_triples())
+        store.extend(ontology_quads())
         return store
 
     def query(self, sparql: str, **bindings):
@@ -376,18 +376,19 @@ class KnowledgeGraph:
         ``owl-rl`` semantics. An rdflib ``Graph``.
 
         >>> from rdflib.namespace import PROV, RDF
+        >>> from kg.rdf.namespace import KG
         >>> g = sample.infer()   # a mention is a prov:Entity: only a reasoner says so
         >>> len(set(g.subjects(RDF.type, PROV.Entity))) == len(set(g.subjects(RDF.type, KG.Mention)))
         True
         """
         import owlrl
 
-        from kg.rdf.validate import load_ontology
+        from kg.rdf.ontology import ontology
 
         kinds = {"rdfs": owlrl.RDFS_Semantics, "owl-rl": owlrl.OWLRL_Semantics}
         if semantics not in kinds:
             raise ValueError(f"semantics must be 'rdfs' or 'owl-rl', not {semantics!r}")
-        g = load_ontology() + self.rdf
+        g = ontology() + self.rdf
         owlrl.DeductiveClosure(kinds[semantics]).expand(g)
         return g
 

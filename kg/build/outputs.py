@@ -31,7 +31,7 @@ from kg.build.talk import Talk
 from kg.extract import PIPELINE_VERSION
 from kg.model import Extraction
 from kg.rdf.namespace import DEFAULT_BASE
-from kg.rdf.ontology import ontology_triples
+from kg.rdf.ontology import ontology_quads
 from kg.rdf.statements import jsonld_context, usage_table, write_rdf
 from kg.rdf.store import STORE_DIR, StoreLoader, StoreUpdater, compact_after
 from kg.resolve.algorithms import top
@@ -205,7 +205,7 @@ class _Write:
         """Every block written here (those unchanged copied, if there is an old build),
         the store loaded in full from graph.nt as it is written."""
         self.blocks = Blocks(digests, self.sinks, self.old, self.outdir if self.old else None)
-        self.loader = StoreLoader(self.tmp / STORE_DIR, self.nt_path, also=ontology_triples())
+        self.loader = StoreLoader(self.tmp / STORE_DIR, self.nt_path, also=ontology_quads())
         self.sinks["nt"].on_flush = self.loader.grow
         t = time.perf_counter()
         self.triples = self.write_rdf_files(self.blocks)

@@ -257,11 +257,12 @@ class SpanClassifier(MatchComponent):
 
     def match(self, doc: Doc) -> list[tuple[int, int, int, str]]:
         spans, texts, probs, ctx = self.score(doc)
-        relabel = None
-        if self.roles is not None:
-            def relabel(kept, names):
-                self.roles.relabel(role_rows(doc, spans, probs, kept, names, ctx), names)
-        return choose(doc, spans, texts, probs, self.threshold, self.length_bonus, relabel)
+        roles = self.roles
+
+        def relabel(kept, names):
+            roles.relabel(role_rows(doc, spans, probs, kept, names, ctx), names)
+        return choose(doc, spans, texts, probs, self.threshold, self.length_bonus,
+                      relabel if roles is not None else None)
 
     def set_annotations(self, doc: Doc, found: list[tuple[int, int, int, str]]) -> None:
         # Every span of one name carries the name as its kb_id (so that the spans are one

@@ -94,10 +94,10 @@ def property_kinds() -> dict[str, str]:
     return out
 
 
-def ontology_triples() -> list:
-    """The ontology as Oxigraph triples, its blank nodes (an owl:unionOf, the disjointness
-    axiom) labelled in the order the file gives them, so that every store built from it
-    holds the same terms (a parser names anonymous nodes at random)."""
+def ontology_quads() -> list:
+    """The ontology as Oxigraph quads (default graph), its blank nodes (an owl:unionOf, the
+    disjointness axiom) labelled in the order the file gives them, so that every store
+    built from it holds the same terms (a parser names anonymous nodes at random)."""
     import pyoxigraph as ox
 
     labels: dict = {}
@@ -109,5 +109,5 @@ def ontology_triples() -> list:
             return labels[t]
         return t
 
-    return [ox.Triple(stable(q.subject), q.predicate, stable(q.object))
+    return [ox.Quad(stable(q.subject), q.predicate, stable(q.object))
             for q in ox.parse(path=ontology_dir() / "kg.ttl", format=ox.RdfFormat.TURTLE)]

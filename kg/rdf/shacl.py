@@ -26,6 +26,7 @@ from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH, XSD
 
 from kg.rdf.sparqltext import where_open
+from kg.rdf.store import to_term
 
 #: What the compiler knows of a property shape (anything else there is refused).
 _KNOWN = {SH.path, SH.minCount, SH.maxCount, SH.datatype, SH["class"], SH.nodeKind, SH.minLength, SH.pattern,
@@ -49,8 +50,7 @@ class Check:
     component: str  # the SHACL constraint component's local name
     path: str  # the result path, in SPARQL syntax ("" for a node-level constraint)
     message: str
-    query: str
-    targets: tuple[str, ...]  # the target classes (for SPARQL constraints: rows kept for their instances)
+    query: str  # the focus nodes (the target classes' instances) are its first pattern
     sparql: bool = False
 
 
@@ -65,18 +65,19 @@ class Result:
 
 
 def _sparql_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    return str(ox.Literal(text))  # quoted and escaped by Oxigraph
 
 
 def _term(t) -> str:
     """A term of the shapes graph (ours, trusted) in SPARQL syntax."""
-    if isinstance(t, URIRef):
-        return f"<{t}>"
-    if isinstance(t, Literal):
-        if t.language:
-            return f"{_sparql_string(str(t))}@{t.language}"
-        return _sparql_string(str(t)) + (f"^^<{t.datatype}>" if t.datatype else "")
-    raise ValueError(f"the SPARQL validator takes no blank node here: {t!r}")
+    if not isinstance(t, (URIRef, Literal)):
+        raise ValueError(f"the SPARQL validator takes no blank node here: {t!r}")
+    return str(to_term(t))
+
+
+def _focus(targets: tuple[str, ...]) -> str:
+    """The pattern that binds ``?this`` to each instance of the target classes."""
+    return "VALUES ?target { " + " ".join(f"<{c}>" for c in targets) + " } ?this a ?target ."
 
 
 def _path(shapes: Graph, path) -> tuple[str, str]:
@@ -128,7 +129,7 @@ def compile_shapes(shapes: Graph) -> list[Check]:
         targets = tuple(sorted(str(c) for c in shapes.objects(shape, SH.targetClass)))
         if not targets:
             raise NotImplementedError(f"the SPARQL validator knows sh:targetClass targets only ({shape})")
-        focus = "VALUES ?target { " + " ".join(f"<{c}>" for c in targets) + " } ?this a ?target ."
+        focus = _focus(targets)
         for ps in shapes.objects(shape, SH.property):
             unknown = {p for p, _ in shapes.predicate_objects(ps)} - _KNOWN
             if unknown:
@@ -138,7 +139,7 @@ def compile_shapes(shapes: Graph) -> list[Check]:
             sid = f"{shape}/{path}"
 
             def add(component, query, default):
-                checks.append(Check(sid, component, path, str(message) if message else default, query, targets))
+                checks.append(Check(sid, component, path, str(message) if message else default, query))
             for n in shapes.objects(ps, SH.minCount):
                 add("MinCountConstraintComponent",
                     f"SELECT ?this WHERE {{ {focus} OPTIONAL {{ {pattern} }} }} GROUP BY ?this "
@@ -152,7 +153,7 @@ def compile_shapes(shapes: Graph) -> list[Check]:
         for c in shapes.objects(shape, SH.sparql):
             select, message = shapes.value(c, SH.select), shapes.value(c, SH.message)
             checks.append(Check(str(shape), "SPARQLConstraintComponent", "", str(message or "SPARQL constraint"),
-                                _with_targets(str(select), targets), targets, sparql=True))
+                                _with_targets(str(select), targets), sparql=True))
     return checks
 
 
@@ -162,8 +163,7 @@ def _with_targets(select: str, targets: tuple[str, ...]) -> str:
     at = where_open(select)
     if at is None:
         raise NotImplementedError("a SPARQL constraint without a WHERE pattern")
-    classes = " ".join(f"<{c}>" for c in targets)
-    return f"{select[:at + 1]} VALUES ?target {{ {classes} }} $this a ?target . {select[at + 1:]}"
+    return f"{select[:at + 1]} {_focus(targets)} {select[at + 1:]}"
 
 
 def run_checks(store: ox.Store, checks: list[Check], progress=None) -> list[Result]:

@@ -361,7 +361,7 @@ class _JsonLd:
     def key(self, p: str) -> str:
         k = self.keys.get(p)
         if k is None:
-            k = JSONLD_TERMS.get(p, (None, None))[0] or self.name(p)
+            k = jsonld_terms().get(p, (None, None))[0] or self.name(p)
             k = self.keys[p] = k[1:-1] if k.startswith("<") else k
         return k
 
@@ -371,7 +371,7 @@ class _JsonLd:
     def subject(self, s: str, po: list) -> str:
         key = self.key
         node: dict = {"@id": s}
-        terms = JSONLD_TERMS
+        terms = jsonld_terms()
         for p, o, _ in po:
             if p == RDF_TYPE:
                 node.setdefault("@type", []).append(key(o[1]))
@@ -451,7 +451,8 @@ _SHORT_TERMS = {RDFS_LABEL: "label", SKOS_NS + "prefLabel": "prefLabel", SKOS_NS
                 DCT_NS + "title": "title", DCT_NS + "abstract": "abstract"}
 
 
-def _jsonld_terms() -> dict[str, tuple[str, str | None]]:
+@functools.cache
+def jsonld_terms() -> dict[str, tuple[str, str | None]]:
     """{IRI: (its JSON-LD term, its coercion: ``@id``, a datatype IRI, ``""`` for a plain
     string, None for a class)}: our classes and properties by their local names, the
     common labels by short names, other vocabularies' terms by compact IRIs."""
@@ -470,9 +471,6 @@ def _jsonld_terms() -> dict[str, tuple[str, str | None]]:
     return out
 
 
-JSONLD_TERMS = _jsonld_terms()
-
-
 def jsonld_context(base: str = DEFAULT_BASE) -> dict:
     """The JSON-LD context written beside ``graph.jsonld`` and embedded in it: the
     prefixes, and a term for each class and property, typed, so that a consumer reads
@@ -484,7 +482,7 @@ def jsonld_context(base: str = DEFAULT_BASE) -> dict:
         return n[1:-1] if n.startswith("<") else n
 
     ctx: dict = {**PREFIXES, "res": base}
-    for iri_, (term, kind) in JSONLD_TERMS.items():
+    for iri_, (term, kind) in jsonld_terms().items():
         if kind is None:
             ctx[term] = compact(iri_)
         elif kind == "":

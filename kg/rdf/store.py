@@ -35,7 +35,7 @@ class StoreLoader:
     writer never waits for the loader: the text is read back from the file (the
     page cache), so memory stays bounded by one chunk however far the loader lags.
     :meth:`close` waits for the end and re-raises the loader's error; :meth:`abort`
-    stops it. The triples ``also`` (the ontology) are added last; an updated
+    stops it. The quads ``also`` (the ontology) are added last; an updated
     store (:class:`StoreUpdater`) keeps them from the store it starts from.
     """
 
@@ -77,7 +77,7 @@ class StoreLoader:
                             break
                 if not self._stop:
                     t = time.perf_counter()
-                    store.extend(ox.Quad(t.subject, t.predicate, t.object) for t in also)
+                    store.extend(also)
                     store.flush()
                     store.optimize()
                     self.seconds += time.perf_counter() - t

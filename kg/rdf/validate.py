@@ -10,6 +10,7 @@ import pyshacl
 from rdflib import Graph
 
 from kg.rdf.namespace import ontology_dir
+from kg.rdf.ontology import ontology
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,6 @@ class Report:
 
 def load_shapes() -> Graph:
     return Graph().parse(ontology_dir() / "shapes.ttl", format="turtle")
-
-
-def load_ontology() -> Graph:
-    return Graph().parse(ontology_dir() / "kg.ttl", format="turtle")
 
 
 def validate_graph(data: Graph, engine: str = "sparql") -> Report:
@@ -45,11 +42,11 @@ def validate_store(store: ox.Store, with_ontology: bool = False, progress=None) 
     """Validate the triples of an Oxigraph store (a build's holds the ontology already;
     ``with_ontology`` adds it to a store that does not); ``progress(done, total)`` after
     each constraint."""
-    from kg.rdf.ontology import ontology_triples
+    from kg.rdf.ontology import ontology_quads
     from kg.rdf.shacl import compile_shapes, report_text, run_checks
 
     if with_ontology:
-        store.extend(ox.Quad(t.subject, t.predicate, t.object) for t in ontology_triples())
+        store.extend(ontology_quads())
     results = run_checks(store, compile_shapes(load_shapes()), progress)
     return Report(conforms=not results, violations=len(results), text=report_text(results), results=tuple(results))
 
@@ -57,7 +54,7 @@ def validate_store(store: ox.Store, with_ontology: bool = False, progress=None) 
 def validate_with_pyshacl(data: Graph) -> Report:
     """The same check by pyshacl (slow: a node at a time in Python; kept to cross-check)."""
     conforms, results, text = pyshacl.validate(
-        data, shacl_graph=load_shapes(), ont_graph=load_ontology(), inference="none",
+        data, shacl_graph=load_shapes(), ont_graph=ontology(), inference="none",
         advanced=True, allow_warnings=True,
     )
     from rdflib.namespace import SH

@@ -31,7 +31,6 @@ import re
 import sys
 import threading
 from dataclasses import dataclass
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -109,7 +108,7 @@ def _worker(store_dir: str, conn) -> None:  # pragma: no cover - runs in a child
             else "solutions"
         fmt = pick_format(formats, kind)
         if fmt is None:
-            conn.send((406, "text/plain; charset=utf-8", f"No acceptable format: this query's results come as "
+            conn.send((406, "text/plain; charset=utf-8", "No acceptable format: this query's results come as "
                        + ", ".join(m for m, f in _ACCEPT if pick_format([f], kind) == f) + ".\n"))
             continue
         try:
