@@ -44,6 +44,22 @@ def stem_bag(words: list[str]) -> frozenset:
     return frozenset(w[:5] for w in words if w not in SMALL_WORDS)
 
 
+def narrows(short: list[str], long: list[str]) -> bool:
+    """Whether ``long`` is ``short`` with words put in between, its first and last words
+    kept ("3D detection" of "3D object detection", "online matching" of "online
+    stochastic matching"): one task said in more and fewer words.
+
+    >>> narrows(["3d", "detection"], ["3d", "object", "detection"])
+    True
+    >>> narrows(["image", "classification"], ["image", "classification", "task"])
+    False
+    """
+    if len(short) < 2 or len(long) <= len(short) or short[0] != long[0] or short[-1] != long[-1]:
+        return False
+    rest = iter(long)
+    return all(w in rest for w in short)
+
+
 def norm_words(text: str) -> list[str]:
     """Lower-cased, singular words of ``text`` (LaTeX, HTML tags and punctuation dropped).
 

@@ -17,21 +17,26 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc
 
 from kg._unionfind import UnionFind
-from kg.text import GENERIC_TAIL, SMALL_WORDS, norm_words, stem_bag
+from kg.text import GENERIC_TAIL, SMALL_WORDS, narrows, norm_words, stem_bag
 
 
 def initials_match(short: str, long: str) -> bool:
     """Whether ``short`` is an acronym of ``long``: its letters, in order, start words or
-    hyphen parts of ``long`` (small words may be skipped, a word may give more than one
-    letter).
+    hyphen parts of ``long`` (small words and the later parts of a hyphenated word may
+    be skipped, a word may give more than one letter).
 
     >>> [initials_match(a, b) for a, b in [("HBFP", "Hybrid Block Floating Point"),
     ...  ("GA-Net", "Guided Aggregation Net"), ("P2L", "Pick-To-Learn"), ("TFCD", "Training-Free Counterfactual Debiasing"),
-    ...  ("DSD", "Dense-Sparse-Dense Training"), ("GAN", "graph attention")]]
-    [True, True, True, True, True, False]
+    ...  ("DSD", "Dense-Sparse-Dense Training"), ("KBB", "Krylov–Bellman Boosting"),
+    ...  ("CAMEL", "Confidence-Aware Multi-task Ensemble Learning"), ("GAN", "graph attention")]]
+    [True, True, True, True, True, True, True, False]
     """
     letters = [c.lower() for c in short if c.isalnum()]
-    parts = [p for p in re.split(r"[\s\-/]+", long) if p]
+    parts, inner = [], []  # the parts, and whether each continues a hyphenated word
+    for word in long.split():
+        pieces = [p for p in re.split(r"[\-‐‑–—/]+", word) if p]
+        parts += pieces
+        inner += [False] + [True] * (len(pieces) - 1)
     if len(letters) < 2 or len(parts) < 2 or not any(c.isupper() for c in short):
         return False
     digits = {"2": "to", "4": "for"}
@@ -55,7 +60,7 @@ def initials_match(short: str, long: str) -> bool:
                     k += 1
                     continue
                 break
-        return word in SMALL_WORDS and fit(li, pi + 1)
+        return (word in SMALL_WORDS or inner[pi]) and fit(li, pi + 1)
     return fit(0, 0)
 
 
@@ -160,7 +165,8 @@ def merge_tasks(names: Names) -> dict[str, str]:
         wa = words[a]
         for b in tasks:
             wb = words[b]
-            if a != b and uf.find(a) != uf.find(b) and len(wb) > len(wa) and wb[-len(wa):] == wa:
+            if a != b and uf.find(a) != uf.find(b) and len(wb) > len(wa) and (wb[-len(wa):] == wa
+                                                                              or narrows(wa, wb)):
                 uf.union(a, b)
     by_stems: dict[frozenset, str] = {}
     for g in tasks:

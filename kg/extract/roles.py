@@ -26,8 +26,9 @@ from kg.extract.classifier import SparseSoftmax
 from kg.extract.lexicon import lookup
 
 CLASSES = ("used", "proposed")
-PROPOSED, USED = 1, 2  # the span classifier's classes of a method name
+PROPOSED, USED, TASK, DATASET = 1, 2, 3, 4  # the span classifier's classes
 THRESHOLD = 0.4  # the least probability of "proposed" that makes a name proposed
+MEMBERS = 10  # models averaged into the shipped one
 _EDGES = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 
 
@@ -69,6 +70,12 @@ def role_rows(doc: Doc, spans, probs, kept: list[int], names, ctx) -> dict[str, 
              f"rank={min(rank[g], 3)}", f"nprop={min(n_proposed, 4)}", f"lab={names.label[g]}"]
         in_title = any(i < ctx.title_end for i, _ in where)
         in_abstract = [i for i, _ in where if i >= ctx.title_end]
+        # how much its mentions also look like a task or a dataset (a paper's new
+        # benchmark is proposed, but not as a method)
+        for c, short in ((TASK, "t"), (DATASET, "d")):
+            pc = [float(probs[k][c]) for k in ks]
+            f += [f"mx{short}=" + _bin(max(pc)), f"s{short}=" + _bin(sum(pc) / len(pc))]
+        short = next(((i, j) for i, j in where if j - i <= MAX_TERM_WORDS), None)
         f.append(f"title={in_title:d}{bool(in_abstract):d}")
         if ctx.title_colon >= 0 and any(j <= ctx.title_colon for _, j in where):
             f.append("thead")
@@ -82,7 +89,6 @@ def role_rows(doc: Doc, spans, probs, kept: list[int], names, ctx) -> dict[str, 
             f.append("cue")
         known = sorted({t for t in (lookup(doc[i:j].text) for i, j in where) if t})
         f.extend(["gaz=" + t for t in known] or ["gaz=none"])
-        short = next(((i, j) for i, j in where if j - i <= MAX_TERM_WORDS), None)
         corpus = ctx.terms.features(phrase_key(ctx.lowers, ctx.lasts, *short)) if short and ctx.terms else []
         f.extend(corpus)
         # how far to trust the span classifier's ratio depends on the rest
@@ -107,7 +113,13 @@ class RoleModel:
 
     @classmethod
     def train(cls, rows: list[list[str]], labels: list[int], seed: int = 0) -> RoleModel:
-        return cls(SparseSoftmax.train(rows, labels, epochs=20, lr=0.05, min_count=3, seed=seed, classes=CLASSES))
+        """The weights averaged over :data:`MEMBERS` models trained in different orders
+        (seeds ``seed * 100`` on): one model, steadier than any member."""
+        members = [SparseSoftmax.train(rows, labels, epochs=20, lr=0.05, min_count=3, seed=seed * 100 + k,
+                                       classes=CLASSES) for k in range(MEMBERS)]
+        first = members[0]  # every member keeps the same features (they depend on the rows only)
+        weights = (sum(m.weights.astype("float64") for m in members) / MEMBERS).astype(first.weights.dtype)
+        return cls(SparseSoftmax(first.features, weights, CLASSES, {**first.config, "members": MEMBERS}))
 
     def relabel(self, rows: dict[str, list[str]], names) -> None:
         """Set the class of each name in ``rows`` (a method name) to proposed or used."""

@@ -22,7 +22,8 @@ from operator import attrgetter
 from kg._gc import without_gc
 from kg._unionfind import UnionFind
 from kg.model import Entity, Extraction, Mention, Paper, Record, Relation
-from kg.text import GENERIC_TAIL, SMALL_WORDS, compact_key, iri_slug, label_slug, norm_words, normalize_github, stem_bag, text_hash
+from kg.text import (GENERIC_TAIL, SMALL_WORDS, compact_key, iri_slug, label_slug, narrows, norm_words,
+                     normalize_github, stem_bag, text_hash)
 
 ROLE_PREDICATE = {"proposed": "proposes", "used": "usesMethod"}
 TYPE_PREDICATE = {"Task": "addressesTask", "Dataset": "usesDataset", "CodeRepository": "hasCode"}
@@ -89,10 +90,16 @@ def link_forms(forms: list[str]) -> list[str]:
     ['image classification', 'image classification task']
     >>> link_forms(["anomaly detection", "anomaly detection problems"])
     ['anomaly detection', 'anomaly detection problems']
+
+    Nor one that leaves out words of another ("online matching" beside "online
+    stochastic matching"): elsewhere it may stand for "online bipartite matching".
+
+    >>> link_forms(["online matching", "online stochastic matching"])
+    ['online stochastic matching']
     """
     words = [_head_words(f) for f in forms]
     return [f for f, w in zip(forms, words)
-            if not any(len(v) > len(w) and v[-len(w):] == w for v in words)]
+            if not any(len(v) > len(w) and (v[-len(w):] == w or narrows(list(w), list(v))) for v in words)]
 
 
 def _initials_of(short: str, long: str) -> bool:
