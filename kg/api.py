@@ -46,10 +46,14 @@ def resolve_name(G: nx.MultiDiGraph, name: str) -> str:
 
 def close_names(G: nx.MultiDiGraph, name: str, n: int = 5) -> str:
     """``"; did you mean ...?"`` with the names and aliases closest to ``name``, or ``""``."""
+    return did_you_mean({str(x) for _, d in G.nodes(data=True) if d.get("type") != "Paper"
+                         for x in (d.get("label", ""), *d.get("aliases", ()))}, name, n)
+
+
+def did_you_mean(names: set[str], name: str, n: int = 5) -> str:
+    """``"; did you mean ...?"`` with the ``names`` closest to ``name``, or ``""``."""
     import difflib
 
-    names = {str(x) for _, d in G.nodes(data=True) if d.get("type") != "Paper"
-             for x in (d.get("label", ""), *d.get("aliases", ()))}
     low = {x.lower(): x for x in sorted(names)}
     found = [low[x] for x in difflib.get_close_matches(name.strip().lower(), list(low), n=n, cutoff=0.7)]
     return f"; did you mean {', '.join(repr(x) for x in found)}?" if found else ""
@@ -182,16 +186,26 @@ class KnowledgeGraph:
     def node(self, name: str) -> Node:
         """The record of one node by id, canonical name or alias (an acronym among them).
 
+        A loaded build whose graph has not been read yet answers from its SPARQL store
+        (:mod:`kg.rdf.lookup`): one node costs a few index reads, not the whole graph.
+
         >>> sample.node("FSL-Net").type, sample.node("fsl-net").id == sample.node("FSL-Net").id
         ('Method', True)
         """
+        if self._graph is None and self._store_dir is not None:
+            from kg.rdf import lookup
+
+            node_id = lookup.find(self._store, self.base, name)
+            if node_id is None:
+                raise KeyError(f"no node named {name!r}{did_you_mean(lookup.entity_names(self._store), name)}")
+            return Node(**lookup.node_fields(self._store, self.base, node_id))
         G = self._G
         node_id = name if name in G else self._resolve_name(name)
         d = G.nodes[node_id]
         if d["type"] == "Paper":
             linked = tuple(sorted({v for _, v in G.out_edges(node_id)}))
-            venue = next((G.nodes[v].get("label", "") for _, v, k in G.out_edges(node_id, keys=True)
-                          if k == "publishedIn"), "")
+            venue = ", ".join(sorted(G.nodes[v].get("label", "") for _, v, k in G.out_edges(node_id, keys=True)
+                                     if k == "publishedIn"))
             return Node(id=node_id, type="Paper", name=d.get("label", node_id), linked=linked,
                         title=d.get("title") or "", venue=venue, year=d.get("year"), abstract=d.get("abstract", ""))
         linked = tuple(sorted({u for u, _ in G.in_edges(node_id)} | {v for _, v in G.out_edges(node_id)}))
@@ -239,7 +253,7 @@ class KnowledgeGraph:
         >>> KnowledgeGraph.build().get("Feature Shift Localization Network").name
         'FSL-Net'
         """
-        return self.node(self._resolve_name(name_or_alias))
+        return self.node(name_or_alias)
 
     def papers_for(self, entity: str) -> Results:
         """Papers linked to an entity (by name, alias or id).
@@ -314,8 +328,8 @@ class KnowledgeGraph:
 
         from kg.rdf.statements import to_ntriples
 
-        if self._outdir is not None and (self._outdir / "store").is_dir():
-            return ox.Store.read_only(str(self._outdir / "store"))
+        if self._store_dir is not None:
+            return ox.Store.read_only(str(self._store_dir))
         store = ox.Store()
         store.load(to_ntriples(self._G, self.base).encode("utf-8"), format=ox.RdfFormat.N_TRIPLES)
         store.extend(ontology_quads())
@@ -439,6 +453,12 @@ class KnowledgeGraph:
 
     def _resolve_name(self, name: str) -> str:
         return resolve_name(self._G, name)
+
+    @property
+    def _store_dir(self) -> Path | None:
+        """A loaded build's SPARQL store folder, if it has one."""
+        store = self._outdir / "store" if self._outdir is not None else None
+        return store if store is not None and store.is_dir() else None
 
     def _repr_html_(self) -> str:
         from html import escape

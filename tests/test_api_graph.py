@@ -151,6 +151,25 @@ def test_a_loaded_build_answers_from_its_store(built):
     assert kg.node("TAROT").type == "Method" and len(kg.records) == 76
 
 
+def _found(kg, name):
+    try:
+        return kg.node(name)
+    except KeyError:
+        return None
+
+
+def test_a_loaded_build_finds_nodes_in_its_store_as_the_graph_does(built, sample_kg):
+    kg = KnowledgeGraph.load(built)
+    G = sample_kg.nx
+    forms = sorted({str(x) for _, d in G.nodes(data=True) for x in (d.get("label", ""), *d.get("aliases", ())) if x})
+    names = sorted(G) + forms + [f.upper() for f in forms[::5]] + [f.lower() for f in forms[2::5]]
+    for name in names + ["no such thing", 'x" } . ?s ?p ?o . { "', "<http://x>"]:
+        assert _found(kg, name) == _found(sample_kg, name), name
+    assert kg._graph is None  # not one of them read graph.json
+    with pytest.raises(KeyError, match="did you mean 'TAROT'"):
+        kg.node("TAROTT")
+
+
 def test_inference_and_validation_from_python(sample_kg):
     from rdflib.namespace import PROV, RDF
 
