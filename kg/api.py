@@ -162,13 +162,17 @@ class KnowledgeGraph:
         outdir = Path(outdir)
         if not (outdir / "graph.json").is_file():
             raise FileNotFoundError(f"{outdir}: no graph.json here (save or build first)")
-        base = DEFAULT_BASE
+        kg = cls(None, None, [], DEFAULT_BASE, outdir=outdir)
         ctx = outdir / "context.jsonld"
         if ctx.is_file():
             import json
 
-            base = json.loads(ctx.read_text(encoding="utf-8"))["@context"].get("res", DEFAULT_BASE)
-        return cls(None, None, [], base, outdir=outdir)
+            kg.base = json.loads(ctx.read_text(encoding="utf-8"))["@context"].get("res", DEFAULT_BASE)
+        elif kg._store_dir is not None:  # a build without JSON-LD: the base its store's IRIs have
+            from kg.rdf.statements import RUN_QUERY, base_of_run
+
+            kg.base = next((base_of_run(r["r"].value) for r in kg._store.query(RUN_QUERY)), None) or DEFAULT_BASE
+        return kg
 
     # ------------------------------------------------------------------ access
     @property

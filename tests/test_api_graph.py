@@ -178,3 +178,13 @@ def test_inference_and_validation_from_python(sample_kg):
     assert set(g.subjects(RDF.type, PROV.Entity)) >= set(sample_kg.rdf.subjects(RDF.type, PROV.Entity))
     with pytest.raises(ValueError, match="semantics"):
         sample_kg.infer("magic")
+
+
+def test_a_build_without_jsonld_is_loaded_with_its_own_base(tmp_path):
+    kg = KnowledgeGraph.from_records([{"id": "a", "abstract": "We propose ZetaNet for image classification."}],
+                                     base="https://example.org/kg/")
+    kg.save(tmp_path / "o", rdf=("nt",))
+    assert not (tmp_path / "o" / "context.jsonld").exists()
+    back = KnowledgeGraph.load(tmp_path / "o")
+    assert back.base == "https://example.org/kg/"
+    assert back.node("ZetaNet").id == "method/zetanet"

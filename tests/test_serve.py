@@ -322,3 +322,42 @@ def test_queries_in_schema_org_and_lpwc_terms_find_our_papers(endpoint):
     ask = "ASK { kg:proposes rdfs:subPropertyOf kg:hasMethod . kg:Paper rdfs:subClassOf schema:ScholarlyArticle }"
     status, _, body = get(f"{endpoint}/sparql?query=" + urllib.parse.quote(ask))
     assert status == 200 and json.loads(body)["boolean"] is True
+
+
+def test_a_resource_iri_resolves_to_its_description_in_every_rdf_format(endpoint):
+    from rdflib import Graph, Literal, URIRef
+    from rdflib.namespace import RDF, RDFS, SKOS
+
+    tarot = URIRef("https://w3id.org/abstract-kg/resource/method/tarot")
+    kg = "https://w3id.org/abstract-kg/ontology#"
+    for accept, fmt in (("text/turtle", "turtle"), ("application/n-triples", "nt"),
+                        ("application/ld+json", "json-ld"), ("application/rdf+xml", "xml")):
+        status, headers, body = get(endpoint + "/resource/method/tarot", {"Accept": accept})
+        assert status == 200 and headers["Content-Type"].startswith(accept) and "Accept" in headers["Vary"]
+        g = Graph().parse(data=body, format=fmt)
+        assert (tarot, RDF.type, URIRef(kg + "Method")) in g and (tarot, SKOS.prefLabel, Literal("TAROT")) in g
+        # the paper that proposes it links in, and comes with its label
+        papers = set(g.subjects(URIRef(kg + "proposes"), tarot))
+        assert len(papers) == 1 and g.value(papers.pop(), RDFS.label) is not None
+    status, _, body = get(endpoint + "/resource/task/data-attribution?format=nt")
+    assert status == 200 and len({line.split()[0] for line in body.splitlines()
+                                  if "#addressesTask>" in line}) == 3
+
+
+def test_a_resource_path_that_names_nothing_is_not_found(endpoint):
+    for path in ("/resource/method/no-such-method", "/resource/", "/resource/x%3E%20%3Cy",
+                 "/resource/method/tarot>%20?p%20?o.%7B"):
+        assert get(endpoint + path, {"Accept": "text/turtle"})[0] == 404, path
+    assert get(endpoint + "/resource/method/tarot", {"Accept": "image/png"})[0] == 406
+
+
+def test_the_ontology_resolves_in_every_rdf_format(endpoint):
+    from rdflib import Graph, URIRef
+    from rdflib.namespace import OWL, RDF
+
+    for accept, fmt in (("text/turtle", "turtle"), ("application/n-triples", "nt"),
+                        ("application/ld+json", "json-ld"), ("application/rdf+xml", "xml")):
+        status, headers, body = get(endpoint + "/ontology", {"Accept": accept})
+        assert status == 200 and headers["Content-Type"].startswith(accept)
+        g = Graph().parse(data=body, format=fmt)
+        assert (URIRef("https://w3id.org/abstract-kg/ontology#Method"), RDF.type, OWL.Class) in g

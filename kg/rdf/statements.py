@@ -117,6 +117,22 @@ def run_id() -> str:
     return f"run/pipeline-{PIPELINE_VERSION}"
 
 
+#: The IRI of a build's extraction run, whose prefix is the build's base (:func:`base_of_run`).
+RUN_QUERY = f"SELECT ?r WHERE {{ ?r a <{_KG_ExtractionRun}> }} ORDER BY ?r LIMIT 1"
+
+
+def base_of_run(run_iri: str) -> str | None:
+    """The base IRI a build minted its resources under, from the IRI of its extraction
+    run (``<base>run/pipeline-<version>``, :func:`run_id`; :data:`RUN_QUERY` finds it
+    in a store).
+
+    >>> base_of_run("https://w3id.org/abstract-kg/resource/run/pipeline-0.2.0")
+    'https://w3id.org/abstract-kg/resource/'
+    """
+    at = run_iri.rfind("run/pipeline-")
+    return run_iri[:at] if at > 0 else None
+
+
 def units(G: nx.MultiDiGraph, base: str = DEFAULT_BASE, skip=None,
           usages: dict | None = None) -> Iterator[tuple[str, list | None]]:
     """The statements grouped by unit: (unit, [(subject IRI, [(predicate, object), ...]), ...]).

@@ -17,6 +17,8 @@
   next query after the swap sees the new build); a query still running at
   the timeout (default 30 s) is stopped by ending its worker (a new one
   takes its place) and answered with 503, so the endpoint keeps serving. Results are capped (``--max-rows``).
+- ``/resource/<type>/<slug>`` and ``/ontology``: the graph's IRIs resolved, as RDF by
+  content negotiation (:mod:`kg.web.resources`).
 - ``/``: a query page; the output folder's HTML views and RDF files are
   served by name (``/index.html``, ``/graph.html``, ``/graph.ttl`` ...), never a
   path outside the folder. Pages carry a Content-Security-Policy.
@@ -24,6 +26,7 @@
 """
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import os
 import queue
@@ -36,6 +39,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from kg.rdf.sparqltext import REFUSED, refused
+from kg.rdf.statements import RUN_QUERY, base_of_run
+from kg.web.resources import RESOURCE_PREFIX, describe_query, exists_query, ontology_document, resource_iri
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_ROWS = 100_000
@@ -390,6 +395,10 @@ class SparqlHandler(BaseHTTPRequestHandler):
                 return self._send(200, "text/turtle; charset=utf-8", service_description(self._endpoint_url()),
                                   {"Vary": "Accept"})
             return self._query(params["query"][0], params)
+        if url.path.startswith(RESOURCE_PREFIX):
+            return self._resource(url.path, params)
+        if url.path == "/ontology":
+            return self._ontology(params)
         if url.path in ("/", ""):
             views = ", ".join(f'<a href="{p.name}">{p.name}</a>' for p in sorted(self.outdir.glob("*.html")))
             return self._send(200, "text/html; charset=utf-8", QUERY_PAGE.format(csp=CSP, views=views or "none"))
@@ -431,6 +440,41 @@ class SparqlHandler(BaseHTTPRequestHandler):
         status, ctype, body = self.pool.run(text, formats, self.max_rows, self.timeout_s)
         self._send(status, ctype, body, {"Vary": "Accept"})
 
+    def _ask(self, query: str) -> bool | None:
+        """An ASK or one-row SELECT through the pool: its JSON result, None on a failure."""
+        status, _, body = self.pool.run(query, ["json"], 1, self.timeout_s)
+        return json.loads(body) if status == 200 else None
+
+    def _base(self) -> str | None:
+        """The base IRI of the served build's resources (read from its store once)."""
+        if self.server.base is None:
+            res = self._ask(RUN_QUERY)
+            rows = res["results"]["bindings"] if res else []
+            self.server.base = base_of_run(rows[0]["r"]["value"]) if rows else None
+        return self.server.base
+
+    def _resource(self, path: str, params: dict) -> None:
+        """A resource's description, by content negotiation (:mod:`kg.web.resources`)."""
+        base = self._base()
+        iri = resource_iri(base, path) if base else None
+        found = self._ask(exists_query(iri)) if iri else None
+        if not found or not found.get("boolean"):
+            return self._error(404, "No such resource in this graph.")
+        formats = accepted(self.headers.get("Accept", ""), (params.get("format") or [None])[0])
+        if pick_format(formats, "graph") is None:
+            return self._error(406, "No acceptable format: a description comes as "
+                               + ", ".join(m for m, f in _ACCEPT if pick_format([f], "graph")) + ".")
+        status, ctype, body = self.pool.run(describe_query(iri), formats, self.max_rows, self.timeout_s)
+        self._send(status, ctype, body, {"Vary": "Accept"})
+
+    def _ontology(self, params: dict) -> None:
+        """The ontology document (its terms are ``/ontology#term``), by content negotiation."""
+        fmt = pick_format(accepted(self.headers.get("Accept", ""), (params.get("format") or [None])[0]), "graph")
+        if fmt is None:
+            return self._error(406, "No acceptable format: the ontology comes as "
+                               + ", ".join(m for m, f in _ACCEPT if pick_format([f], "graph")) + ".")
+        self._send(200, GRAPH_MEDIA[fmt], ontology_document(fmt), {"Vary": "Accept"})
+
     def do_OPTIONS(self):
         """A CORS preflight: any origin may query (the endpoint is read-only and public)."""
         self._send(204, "text/plain; charset=utf-8", b"", {
@@ -459,6 +503,7 @@ class SparqlHandler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    base: str | None = None  # the served build's base IRI, once read
 
 
 def make_server(outdir: str | Path, host: str = "127.0.0.1", port: int = 8000, timeout: float = DEFAULT_TIMEOUT,
