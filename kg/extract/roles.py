@@ -77,6 +77,11 @@ def role_rows(doc: Doc, spans, probs, kept: list[int], names, ctx) -> dict[str, 
             f += [f"mx{short}=" + _bin(max(pc)), f"s{short}=" + _bin(sum(pc) / len(pc))]
         short = next(((i, j) for i, j in where if j - i <= MAX_TERM_WORDS), None)
         f.append(f"title={in_title:d}{bool(in_abstract):d}")
+        if in_title:  # the words around it in the title ("... with Hypergradient Descent", "X: ...")
+            i, j = where[0]
+            before = ctx.lowers[i - 1] if i > 0 else "<s>"
+            f += ["tprev=" + before, "tnext=" + (ctx.lowers[j] if j < ctx.title_end else "</s>"),
+                  f"tonly={not in_abstract}|tprev={before}"]
         if ctx.title_colon >= 0 and any(j <= ctx.title_colon for _, j in where):
             f.append("thead")
         if any(s in defined for s in where):
