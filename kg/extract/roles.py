@@ -5,8 +5,10 @@ contribution or a tool it uses is a question about the name in the whole record:
 it stands (the title, the head before the title's colon, a "we propose" sentence, the
 first sentences), how many names compete for the role, whether the acronym is defined
 here, how common the phrase is in the corpus, whether the Papers with Code names know it,
-and how sure the span classifier was of each mention. This model reads those facts of
-every method name and says proposed or used.
+and how sure the span classifier was of each mention (and how much it looked like a task
+or a dataset). This model reads those facts of every method name and says proposed or
+used, or a dataset after all: a benchmark the paper introduces ("CrossWordBench")
+reads much like a proposed method.
 
 It is trained on names as the span classifier sees records it was not trained on (the
 cross-validation folds' predictions), so that it learns how far to trust the span
@@ -25,9 +27,10 @@ from kg.extract.candidates import MAX_TERM_WORDS, phrase_key
 from kg.extract.classifier import SparseSoftmax
 from kg.extract.lexicon import lookup
 
-CLASSES = ("used", "proposed")
+CLASSES = ("used", "proposed", "dataset")
 PROPOSED, USED, TASK, DATASET = 1, 2, 3, 4  # the span classifier's classes
-THRESHOLD = 0.4  # the least probability of "proposed" that makes a name proposed
+THRESHOLD = 0.4  # the least share of "proposed" in proposed + used that makes a name proposed
+DATASET_THRESHOLD = 0.5  # the least probability of "dataset" that makes a method name a dataset
 MEMBERS = 10  # models averaged into the shipped one
 _EDGES = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 
@@ -87,6 +90,9 @@ def role_rows(doc: Doc, spans, probs, kept: list[int], names, ctx) -> dict[str, 
         if any(s in defined for s in where):
             f.append("abbr")
         surface = names.surface[g]
+        # a new benchmark's name and sentence ("CrossWordBench", "we release a dataset ...")
+        f.append("suf=" + surface.lower()[-4:])
+        f.append(f"dsent={any(ctx.sent_of[i] in ctx.data_sents for i in in_abstract):d}")
         acronym = sum(c.isupper() for c in surface) >= 2 and " " not in surface
         f.append(f"caps={acronym:d}")
         f.append("fsent=" + (str(min(ctx.sent_of[in_abstract[0]] - first_sent, 6)) if in_abstract else "none"))
@@ -105,8 +111,13 @@ def role_rows(doc: Doc, spans, probs, kept: list[int], names, ctx) -> dict[str, 
 
 
 def role_label(gold_labels: list[int | None]) -> int:
-    """1 when one of a name's mentions is a proposed method in the annotation, else 0."""
-    return int(PROPOSED in gold_labels)
+    """A method name's class in the annotation (an index of :data:`CLASSES`): proposed
+    when one of its mentions is a proposed method, a dataset when most of its
+    annotated mentions are datasets, else used."""
+    if PROPOSED in gold_labels:
+        return CLASSES.index("proposed")
+    known = [c for c in gold_labels if c is not None]
+    return CLASSES.index("dataset" if known and known.count(DATASET) * 2 > len(known) else "used")
 
 
 class RoleModel:
@@ -127,10 +138,14 @@ class RoleModel:
         return cls(SparseSoftmax(first.features, weights, CLASSES, {**first.config, "members": MEMBERS}))
 
     def relabel(self, rows: dict[str, list[str]], names) -> None:
-        """Set the class of each name in ``rows`` (a method name) to proposed or used."""
+        """Set the class of each name in ``rows`` (a method name) to proposed, used or
+        dataset."""
         order = sorted(rows)
         for g, p in zip(order, self.model.predict([rows[g] for g in order])):
-            names.label[g] = PROPOSED if p[1] > self.threshold else USED
+            if p[2] > DATASET_THRESHOLD:
+                names.label[g] = DATASET
+            else:
+                names.label[g] = PROPOSED if p[1] / (p[0] + p[1]) > self.threshold else USED
 
     def to_disk(self, path: str | Path) -> None:
         path = Path(path)

@@ -197,8 +197,9 @@ def fold_of(abstract: str, k: int) -> int:
 
 
 def role_examples(classifier, parsed: list[Parsed]) -> list[tuple[list[str], int]]:
-    """(features, 1 if proposed) of every method name the classifier finds in ``parsed``,
-    for training the name-level model of :mod:`kg.extract.roles`."""
+    """(features, class: :func:`kg.extract.roles.role_label`) of every method name the
+    classifier finds in ``parsed``, for training the name-level model of
+    :mod:`kg.extract.roles`."""
     from kg.extract.names import best_spans, join_names
     from kg.extract.roles import role_label, role_rows
 
