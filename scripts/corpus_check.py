@@ -75,16 +75,18 @@ def is_acronym(name: str) -> bool:
 
 
 def strict_initials(short: str, long: str) -> bool:
-    """Whether the capitals and digits of ``short`` (a plural "s" dropped) are the
+    """Whether the letters and digits of ``short`` (a plural "s" dropped) are the
     initials of the words of ``long`` ("MDPs", "Markov decision processes"), small
-    words skipped, hyphen parts counted as words.
+    words skipped, hyphen parts counted as words. A lower-case letter counts: "t-SNE"
+    is t-distributed SNE, not "stochastic neighbor embedding".
 
     >>> [strict_initials(a, b) for a, b in [("MDPs", "Markov decision processes"),
-    ...  ("ANN", "Annealed Importance Sampling"), ("GAN", "generative adversarial network")]]
-    [True, False, True]
+    ...  ("ANN", "Annealed Importance Sampling"), ("GAN", "generative adversarial network"),
+    ...  ("fMRI", "functional magnetic resonance imaging"), ("t-SNE", "stochastic neighbor embedding")]]
+    [True, False, True, True, False]
     """
     letters = re.sub(r"s$", "", short)
-    letters = "".join(c for c in letters if c.isupper() or c.isdigit()).lower()
+    letters = "".join(c for c in letters if c.isalnum()).lower()
     words = [w for w in re.split(r"[\s\-/]+", long.lower()) if w and w not in SMALL_WORDS]
     return len(letters) >= 2 and letters == "".join(w[0] for w in words)
 

@@ -20,16 +20,21 @@ from kg._unionfind import UnionFind
 from kg.text import GENERIC_TAIL, SMALL_WORDS, narrows, norm_words, stem_bag
 
 
+_DOTTED = re.compile(r"(?:[A-Za-z]\.){2,}")
+
+
 def initials_match(short: str, long: str) -> bool:
     """Whether ``short`` is an acronym of ``long``: its letters, in order, start words or
     hyphen parts of ``long`` (small words and the later parts of a hyphenated word may
-    be skipped, a word may give more than one letter).
+    be skipped, a word may give more than one letter, two words at least give letters).
+    An abbreviation with dots ("U.S.") is no name's acronym.
 
     >>> [initials_match(a, b) for a, b in [("HBFP", "Hybrid Block Floating Point"),
     ...  ("GA-Net", "Guided Aggregation Net"), ("P2L", "Pick-To-Learn"), ("TFCD", "Training-Free Counterfactual Debiasing"),
     ...  ("DSD", "Dense-Sparse-Dense Training"), ("KBB", "Krylov–Bellman Boosting"),
-    ...  ("CAMEL", "Confidence-Aware Multi-task Ensemble Learning"), ("GAN", "graph attention")]]
-    [True, True, True, True, True, True, True, False]
+    ...  ("CAMEL", "Confidence-Aware Multi-task Ensemble Learning"), ("GAN", "graph attention"),
+    ...  ("REINFORCE", "reinforcement learning"), ("U.S.", "uncertainty sampling")]]
+    [True, True, True, True, True, True, True, False, False, False]
     """
     letters = [c.lower() for c in short if c.isalnum()]
     parts, inner = [], []  # the parts, and whether each continues a hyphenated word
@@ -37,30 +42,30 @@ def initials_match(short: str, long: str) -> bool:
         pieces = [p for p in re.split(r"[\-‐‑–—/]+", word) if p]
         parts += pieces
         inner += [False] + [True] * (len(pieces) - 1)
-    if len(letters) < 2 or len(parts) < 2 or not any(c.isupper() for c in short):
+    if len(letters) < 2 or len(parts) < 2 or not any(c.isupper() for c in short) or _DOTTED.fullmatch(short):
         return False
     digits = {"2": "to", "4": "for"}
 
-    def fit(li: int, pi: int) -> bool:
-        if li == len(letters):
-            return True
+    def fit(li: int, pi: int, used: int = 0) -> bool:
+        if li == len(letters):  # two words at least gave letters ("REINFORCE" is no acronym of RL)
+            return used >= 2
         if pi == len(parts):
             return False
         word = parts[pi].lower()
         c = letters[li]
         if digits.get(c) == word:
-            return fit(li + 1, pi + 1)
+            return fit(li + 1, pi + 1, used + 1)
         if word[:1] == c:
             # this word gives one letter or more (a prefix of the word: "Ne" of "Net")
             k = 1
             while True:
-                if fit(li + k, pi + 1):
+                if fit(li + k, pi + 1, used + 1):
                     return True
                 if li + k < len(letters) and k < len(word) and word[k] == letters[li + k]:
                     k += 1
                     continue
                 break
-        return (word in SMALL_WORDS or inner[pi]) and fit(li, pi + 1)
+        return (word in SMALL_WORDS or inner[pi]) and fit(li, pi + 1, used)
     return fit(0, 0)
 
 
