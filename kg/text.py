@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 import unicodedata
 from urllib.parse import quote
@@ -44,7 +45,7 @@ def stem_bag(words: list[str]) -> frozenset:
     return frozenset(w[:5] for w in words if w not in SMALL_WORDS)
 
 
-def narrows(short: list[str], long: list[str]) -> bool:
+def narrows(short: Sequence[str], long: Sequence[str]) -> bool:
     """Whether ``long`` is ``short`` with words put in between, its first and last words
     kept ("3D detection" of "3D object detection", "online matching" of "online
     stochastic matching"): one task said in more and fewer words.

@@ -75,9 +75,9 @@ def role_rows(doc: Doc, spans, probs, kept: list[int], names, ctx) -> dict[str, 
         in_abstract = [i for i, _ in where if i >= ctx.title_end]
         # how much its mentions also look like a task or a dataset (a paper's new
         # benchmark is proposed, but not as a method)
-        for c, short in ((TASK, "t"), (DATASET, "d")):
+        for c, tag in ((TASK, "t"), (DATASET, "d")):
             pc = [float(probs[k][c]) for k in ks]
-            f += [f"mx{short}=" + _bin(max(pc)), f"s{short}=" + _bin(sum(pc) / len(pc))]
+            f += [f"mx{tag}=" + _bin(max(pc)), f"s{tag}=" + _bin(sum(pc) / len(pc))]
         short = next(((i, j) for i, j in where if j - i <= MAX_TERM_WORDS), None)
         f.append(f"title={in_title:d}{bool(in_abstract):d}")
         if in_title:  # the words around it in the title ("... with Hypergradient Descent", "X: ...")

@@ -15,29 +15,29 @@ from __future__ import annotations
 import pyoxigraph as ox
 
 from kg.rdf.namespace import KG
-from kg.rdf.statements import CLASS, PREDICATE
+from kg.rdf.statements import CLASS, DCT_NS, PREDICATE, RDFS_LABEL, SKOS_NS
 from kg.rdf.store import with_values
 
 _TYPE_OF = {iri: t for t, iri in CLASS.items()}
+_ALT = SKOS_NS + "altLabel"
 _CLASSES = " ".join(f"<{c}>" for c in CLASS.values())
-_LINKS = " ".join(f"<{p}>" for p in PREDICATE.values())
-_LABEL = "<http://www.w3.org/2000/01/rdf-schema#label>"
-_ALT = "<http://www.w3.org/2004/02/skos/core#altLabel>"
-_DCT = "http://purl.org/dc/terms/"
+#: The graph's relations, as the body of a ``VALUES`` block.
+LINKS = " ".join(f"<{p}>" for p in PREDICATE.values())
+_NAMED = f"<{RDFS_LABEL}>|<{_ALT}>"
 
 # the nodes whose label or an alias is ?form, exactly
-_BY_FORM = f"SELECT ?s ?c WHERE {{ ?s {_LABEL}|{_ALT} ?form . ?s a ?c . VALUES ?c {{ {_CLASSES} }} }}"
+_BY_FORM = f"SELECT ?s ?c WHERE {{ ?s {_NAMED} ?form . ?s a ?c . VALUES ?c {{ {_CLASSES} }} }}"
 # the same, any case (reads every label: the fallback)
-_BY_LOWER = (f"SELECT ?s ?c WHERE {{ VALUES ?c {{ {_CLASSES} }} ?s a ?c . ?s {_LABEL}|{_ALT} ?l . "
+_BY_LOWER = (f"SELECT ?s ?c WHERE {{ VALUES ?c {{ {_CLASSES} }} ?s a ?c . ?s {_NAMED} ?l . "
              "FILTER(LCASE(STR(?l)) = ?low) }")
 _TYPE = f"SELECT ?c WHERE {{ ?s a ?c . VALUES ?c {{ {_CLASSES} }} }}"
-_DEGREE = f"SELECT (COUNT(*) AS ?n) WHERE {{ VALUES ?p {{ {_LINKS} }} {{ ?s ?p ?o }} UNION {{ ?o ?p ?s }} }}"
-_NEIGHBOURS = (f"SELECT DISTINCT ?x ?c WHERE {{ VALUES ?p {{ {_LINKS} }} {{ ?s ?p ?x }} UNION {{ ?x ?p ?s }} "
+_DEGREE = f"SELECT (COUNT(*) AS ?n) WHERE {{ VALUES ?p {{ {LINKS} }} {{ ?s ?p ?o }} UNION {{ ?o ?p ?s }} }}"
+_NEIGHBOURS = (f"SELECT DISTINCT ?x ?c WHERE {{ VALUES ?p {{ {LINKS} }} {{ ?s ?p ?x }} UNION {{ ?x ?p ?s }} "
                f"?x a ?c . VALUES ?c {{ {_CLASSES} }} }}")
-_OUT = f"SELECT DISTINCT ?x WHERE {{ VALUES ?p {{ {_LINKS} }} ?s ?p ?x }}"
+_OUT = f"SELECT DISTINCT ?x WHERE {{ VALUES ?p {{ {LINKS} }} ?s ?p ?x }}"
 _VALUES = "SELECT ?o WHERE { ?s ?p ?o }"
 _NAMES = (f"SELECT DISTINCT ?l WHERE {{ VALUES ?c {{ {' '.join(f'<{c}>' for t, c in CLASS.items() if t != 'Paper')} }} "
-          f"?s a ?c . ?s {_LABEL}|{_ALT} ?l }}")
+          f"?s a ?c . ?s {_NAMED} ?l }}")
 
 
 def _rows(store: ox.Store, sparql: str, **subs) -> list:
@@ -46,8 +46,8 @@ def _rows(store: ox.Store, sparql: str, **subs) -> list:
     return list(store.query(with_values(sparql, {ox.Variable(k): v for k, v in subs.items()})))
 
 
-def _id(iri: ox.NamedNode, base: str) -> str | None:
-    return iri.value[len(base):] if iri.value.startswith(base) else None
+def _id(iri: str, base: str) -> str | None:
+    return iri[len(base):] if iri.startswith(base) else None
 
 
 def _values(store: ox.Store, s: ox.NamedNode, p: str) -> list[str]:
@@ -56,12 +56,12 @@ def _values(store: ox.Store, s: ox.NamedNode, p: str) -> list[str]:
 
 def node_type(store: ox.Store, base: str, node_id: str) -> str | None:
     """The type of the node ``node_id`` (``"Method"``...), None when there is none."""
-    rows = _rows(store, _TYPE, s=ox.NamedNode(base + node_id)) if _iri_safe(node_id) else []
+    try:
+        s = ox.NamedNode(base + node_id)
+    except ValueError:  # not an IRI, so no node's id
+        return None
+    rows = _rows(store, _TYPE, s=s)
     return _TYPE_OF[rows[0]["c"].value] if rows else None
-
-
-def _iri_safe(node_id: str) -> bool:
-    return bool(node_id) and not any(c in node_id for c in ' <>"{}|^`\\') and node_id.isprintable()
 
 
 def find(store: ox.Store, base: str, name: str) -> str | None:
@@ -79,7 +79,7 @@ def find(store: ox.Store, base: str, name: str) -> str | None:
         hits = {r["s"].value: r["c"].value for r in _rows(store, _BY_LOWER, low=ox.Literal(text.lower()))}
     ranked = []
     for s, c in hits.items():
-        node_id = _id(ox.NamedNode(s), base)
+        node_id = _id(s, base)
         if node_id is not None:
             rows = _rows(store, _DEGREE, s=ox.NamedNode(s))
             degree = int(rows[0]["n"].value) if rows else 0
@@ -90,7 +90,7 @@ def find(store: ox.Store, base: str, name: str) -> str | None:
 def _matches(store: ox.Store, s: ox.NamedNode, low: str) -> bool:
     """Whether a label or an alias of ``s`` is ``low`` in lower case (Python's, as the
     in-memory lookup compares)."""
-    return any(v.lower() == low for p in (_LABEL[1:-1], _ALT[1:-1]) for v in _values(store, s, p))
+    return any(v.lower() == low for p in (RDFS_LABEL, _ALT) for v in _values(store, s, p))
 
 
 def node_fields(store: ox.Store, base: str, node_id: str) -> dict:
@@ -99,20 +99,20 @@ def node_fields(store: ox.Store, base: str, node_id: str) -> dict:
     if t is None:
         raise KeyError(node_id)
     s = ox.NamedNode(base + node_id)
-    label = _values(store, s, _LABEL[1:-1])
+    label = _values(store, s, RDFS_LABEL)
     out = {"id": node_id, "type": t, "name": label[0] if label else node_id}
-    neighbours = {(_id(r["x"], base), _TYPE_OF[r["c"].value]) for r in _rows(store, _NEIGHBOURS, s=s)}
+    neighbours = {(_id(r["x"].value, base), _TYPE_OF[r["c"].value]) for r in _rows(store, _NEIGHBOURS, s=s)}
     if t == "Paper":
-        linked = sorted(x for x in (_id(r["x"], base) for r in _rows(store, _OUT, s=s)) if x)
+        linked = sorted(x for x in (_id(r["x"].value, base) for r in _rows(store, _OUT, s=s)) if x)
         venues = [n for n, nt in neighbours if nt == "Venue" and n in linked]
         year = _values(store, s, str(KG.year))
-        out.update(linked=tuple(linked), title=next(iter(_values(store, s, _DCT + "title")), ""),
-                   venue=", ".join(sorted(lab for v in venues for lab in _values(store, ox.NamedNode(base + v),
-                                                                                    _LABEL[1:-1]))),
+        out.update(linked=tuple(linked), title=next(iter(_values(store, s, DCT_NS + "title")), ""),
+                   venue=", ".join(sorted(lab for v in venues
+                                         for lab in _values(store, ox.NamedNode(base + v), RDFS_LABEL))),
                    year=int(year[0]) if year else None,
-                   abstract=next(iter(_values(store, s, _DCT + "abstract")), ""))
+                   abstract=next(iter(_values(store, s, DCT_NS + "abstract")), ""))
     else:
-        out.update(aliases=tuple(_values(store, s, _ALT[1:-1])),
+        out.update(aliases=tuple(_values(store, s, _ALT)),
                    papers=tuple(sorted(n for n, nt in neighbours if nt == "Paper" and n)),
                    linked=tuple(sorted(n for n, _ in neighbours if n)))
     return out

@@ -99,7 +99,7 @@ def link_forms(forms: list[str]) -> list[str]:
     """
     words = [_head_words(f) for f in forms]
     return [f for f, w in zip(forms, words)
-            if not any(len(v) > len(w) and (v[-len(w):] == w or narrows(list(w), list(v))) for v in words)]
+            if not any(len(v) > len(w) and (v[-len(w):] == w or narrows(w, v)) for v in words)]
 
 
 def _initials_of(short: str, long: str) -> bool:

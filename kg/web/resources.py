@@ -15,19 +15,19 @@ from functools import lru_cache
 
 import pyoxigraph as ox
 
-from kg.rdf.statements import PREDICATE
+from kg.rdf.lookup import LINKS
+from kg.rdf.statements import RDFS_LABEL
 from kg.rdf.store import with_values
 
 _OX_FORMAT = {"nt": "N_TRIPLES", "rdfxml": "RDF_XML", "jsonld": "JSON_LD"}
 #: The paths a server answers for resources.
 RESOURCE_PREFIX = "/resource/"
 
-_LINKS = " ".join(f"<{p}>" for p in PREDICATE.values())
-_LABEL = "<http://www.w3.org/2000/01/rdf-schema#label>"
+_LABEL = f"<{RDFS_LABEL}>"
 
 _DESCRIBE = (f"CONSTRUCT {{ ?s ?p ?o . ?o {_LABEL} ?ol . ?x ?q ?s . ?x {_LABEL} ?xl }} WHERE {{ "
              f"{{ ?s ?p ?o OPTIONAL {{ ?o {_LABEL} ?ol }} }} UNION "
-             f"{{ VALUES ?q {{ {_LINKS} }} ?x ?q ?s OPTIONAL {{ ?x {_LABEL} ?xl }} }} }}")
+             f"{{ VALUES ?q {{ {LINKS} }} ?x ?q ?s OPTIONAL {{ ?x {_LABEL} ?xl }} }} }}")
 _EXISTS = "ASK { ?s ?p ?o }"
 
 

@@ -440,8 +440,8 @@ class SparqlHandler(BaseHTTPRequestHandler):
         status, ctype, body = self.pool.run(text, formats, self.max_rows, self.timeout_s)
         self._send(status, ctype, body, {"Vary": "Accept"})
 
-    def _ask(self, query: str) -> bool | None:
-        """An ASK or one-row SELECT through the pool: its JSON result, None on a failure."""
+    def _ask(self, query: str) -> dict | None:
+        """An ASK or one-row SELECT through the pool: its SPARQL JSON result, None on a failure."""
         status, _, body = self.pool.run(query, ["json"], 1, self.timeout_s)
         return json.loads(body) if status == 200 else None
 
@@ -460,20 +460,27 @@ class SparqlHandler(BaseHTTPRequestHandler):
         found = self._ask(exists_query(iri)) if iri else None
         if not found or not found.get("boolean"):
             return self._error(404, "No such resource in this graph.")
-        formats = accepted(self.headers.get("Accept", ""), (params.get("format") or [None])[0])
-        if pick_format(formats, "graph") is None:
-            return self._error(406, "No acceptable format: a description comes as "
-                               + ", ".join(m for m, f in _ACCEPT if pick_format([f], "graph")) + ".")
-        status, ctype, body = self.pool.run(describe_query(iri), formats, self.max_rows, self.timeout_s)
-        self._send(status, ctype, body, {"Vary": "Accept"})
+        formats = self._graph_formats(params, "a description")
+        if formats:
+            status, ctype, body = self.pool.run(describe_query(iri), formats, self.max_rows, self.timeout_s)
+            self._send(status, ctype, body, {"Vary": "Accept"})
 
     def _ontology(self, params: dict) -> None:
         """The ontology document (its terms are ``/ontology#term``), by content negotiation."""
-        fmt = pick_format(accepted(self.headers.get("Accept", ""), (params.get("format") or [None])[0]), "graph")
-        if fmt is None:
-            return self._error(406, "No acceptable format: the ontology comes as "
-                               + ", ".join(m for m, f in _ACCEPT if pick_format([f], "graph")) + ".")
-        self._send(200, GRAPH_MEDIA[fmt], ontology_document(fmt), {"Vary": "Accept"})
+        formats = self._graph_formats(params, "the ontology")
+        if formats:
+            fmt = pick_format(formats, "graph")
+            self._send(200, GRAPH_MEDIA[fmt], ontology_document(fmt), {"Vary": "Accept"})
+
+    def _graph_formats(self, params: dict, what: str) -> list[str] | None:
+        """The formats the request takes (:func:`accepted`) when one of them is a graph's,
+        else None, the 406 sent."""
+        formats = accepted(self.headers.get("Accept", ""), (params.get("format") or [None])[0])
+        if pick_format(formats, "graph") is None:
+            self._error(406, f"No acceptable format: {what} comes as "
+                        + ", ".join(m for m, f in _ACCEPT if pick_format([f], "graph")) + ".")
+            return None
+        return formats
 
     def do_OPTIONS(self):
         """A CORS preflight: any origin may query (the endpoint is read-only and public)."""
