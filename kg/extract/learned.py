@@ -45,14 +45,15 @@ _NOT_A_NAME = re.compile(r"=|_[A-Za-z0-9]\b|://|^www\.")
 
 def nameable(text: str) -> bool:
     """Whether a kept candidate may be a name at all: no equation, subscript or web
-    address in it, and its brackets close ("O(1/" and "TD(λ" may not). Checked when
+    address in it, its brackets close ("O(1/" and "TD(λ" may not), and it does not end
+    in a hyphen (the first half of "CNN- and RNN-based"). Checked when
     a record is extracted; the training examples include such spans (as no name), so
     that the shipped model is what ``scripts/train.py`` makes from the same data.
 
-    >>> [nameable(t) for t in ["TD(λ)", "TD(λ", "n_2", "CNN/DailyMail", "https://a.org/x"]]
-    [True, False, False, True, False]
+    >>> [nameable(t) for t in ["TD(λ)", "TD(λ", "n_2", "CNN/DailyMail", "https://a.org/x", "CNN-"]]
+    [True, False, False, True, False, False]
     """
-    return balanced(text) and not _NOT_A_NAME.search(text)
+    return balanced(text) and not _NOT_A_NAME.search(text) and not text.endswith("-")
 
 
 def balanced(text: str) -> bool:

@@ -83,12 +83,16 @@ def group_key(text: str) -> str:
     return "".join(words)
 
 
-def best_spans(n_tokens: int, spans, probs, threshold: float, length_bonus: float) -> list[int]:
+def best_spans(n_tokens: int, spans, probs, threshold: float, length_bonus: float, texts=None) -> list[int]:
     """The spans kept: those scoring at least ``threshold`` as a name, the best first,
     none overlapping one kept before; a longer span gains ``length_bonus`` a token over
-    a shorter one inside it."""
+    a shorter one inside it, unless it joins two by "and" ("TreeQN and ATreeC")."""
+    def bonus(k):
+        if texts is not None and " and " in texts[k]:
+            return 0.0
+        return length_bonus * (spans[k][1] - spans[k][0] - 1)
     order = sorted((k for k in range(len(spans)) if 1.0 - probs[k][0] >= threshold),
-                   key=lambda k: (probs[k][0] - length_bonus * (spans[k][1] - spans[k][0] - 1), spans[k]))
+                   key=lambda k: (probs[k][0] - bonus(k), spans[k]))
     taken = bytearray(n_tokens)
     kept = []
     for k in order:
@@ -188,7 +192,7 @@ def choose(doc: Doc, spans, texts, probs, threshold: float, length_bonus: float 
            ) -> list[tuple[int, int, int, str]]:
     """(start, end, class, name) of the spans kept as names; ``relabel(kept, names)``,
     if given, may change the names' classes before tasks are merged."""
-    kept = best_spans(len(doc), spans, probs, threshold, length_bonus)
+    kept = best_spans(len(doc), spans, probs, threshold, length_bonus, texts)
     names = join_names(doc, texts, probs, kept)
     if relabel is not None:
         relabel(kept, names)

@@ -206,7 +206,7 @@ def role_examples(classifier, parsed: list[Parsed]) -> list[tuple[list[str], int
     out = []
     for d in parsed:
         spans, texts, probs, ctx = classifier.score(d.doc)
-        kept = best_spans(len(d.doc), spans, probs, classifier.threshold, classifier.length_bonus)
+        kept = best_spans(len(d.doc), spans, probs, classifier.threshold, classifier.length_bonus, texts)
         names = join_names(d.doc, texts, probs, kept)
         rows = role_rows(d.doc, spans, probs, kept, names, ctx)
         for g in sorted(rows):
