@@ -200,6 +200,14 @@ def cmd_serve(args) -> int:
     return EXIT_OK
 
 
+def cmd_site(args) -> int:
+    from kg.web.site import write_site
+
+    files, size = write_site(args.store, args.out, _talk(args))
+    _log(args, f"wrote {args.out}/: {files:,} files, {size / 1e6:,.1f} MB; open {args.out}/index.html")
+    return EXIT_OK
+
+
 def cmd_stats(args) -> int:
     path = Path(args.store) / "stats.json"
     if not path.is_file():
@@ -362,6 +370,15 @@ def _serve_parser(sub) -> None:
     sv.add_argument("--max-rows", type=int, default=100_000, help="largest result served, in rows")
 
 
+def _site_parser(sub) -> None:
+    st = _command(sub, "site", "write a build's pages as a static site (no server needed)", cmd_site, """
+        kg site -o site
+        kg site -s icml2025 -o public/""")
+    _store(st)
+    st.add_argument("--out", "-o", default="site", help="the folder to write (replaced whole at the end)")
+    _talk_options(st)
+
+
 def _stats_parser(sub) -> None:
     s = _command(sub, "stats", "summarize a build: counts, the leading tasks, methods and datasets", cmd_stats, """
         kg stats
@@ -378,7 +395,7 @@ def make_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"abstract-kg {__import__('kg').__version__}")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_build_parser, _extract_parser, _query_parser, _validate_parser, _viz_parser, _export_parser,
-                _serve_parser, _stats_parser):
+                _serve_parser, _site_parser, _stats_parser):
         add(sub)
     return ap
 

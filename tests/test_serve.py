@@ -160,7 +160,7 @@ def test_result_cap(endpoint):
 
 
 def test_query_page_views_and_no_path_traversal(endpoint):
-    status, headers, body = get(endpoint + "/")
+    status, headers, body = get(endpoint + "/query")
     assert status == 200 and "Content-Security-Policy" in headers and "/sparql" in body
     assert get(endpoint + "/graph.html")[0] == 200
     host, port = endpoint.split("//")[1].split(":")

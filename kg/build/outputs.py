@@ -1,9 +1,10 @@
-"""Write the outputs of a build: RDF files, store, graph.json, HTML views, stats.
+"""Write the outputs of a build: RDF files, store, graph.json, HTML views, the page
+index (:mod:`kg.web.pageindex`), stats.
 
 Everything goes into the build's :class:`~kg.build.staging.Staging` folder, swapped
 in whole at the end. Two processes share the work, each with a fixed role:
 
-- this process draws the views (and writes the JSON Lines files when no child of
+- this process draws the views and writes the page index (and the JSON Lines files when no child of
   the staging folder writes them);
 - the blocks of the RDF files and graph.json, with the store, are written here in a
   full build (Oxigraph loads graph.nt in Rust, without the GIL, on the second core
@@ -36,6 +37,7 @@ from kg.rdf.statements import jsonld_context, usage_table, write_rdf
 from kg.rdf.store import STORE_DIR, StoreLoader, StoreUpdater, compact_after
 from kg.resolve.algorithms import top
 from kg.io.graphjson import write_graph_json
+from kg.web.pageindex import PAGE_INDEX, write_page_index
 from kg.web.views import VIEWS
 from kg.web.viz import CardCache, page_html, render_html
 
@@ -47,7 +49,7 @@ VIEW_FILES = {"overview": "graph.html", "method-task": "methods-tasks.html", "da
 RDF_FORMATS = {"ttl": "graph.ttl", "nt": "graph.nt", "jsonld": "graph.jsonld"}
 
 #: What this process writes besides the blocks: the views and the JSON Lines files, slowest first.
-JOBS = ("method-task", "overview", "paper", "dataset", "extractions.jsonl", "records.jsonl")
+JOBS = ("method-task", "overview", "paper", "dataset", PAGE_INDEX, "extractions.jsonl", "records.jsonl")
 
 
 #: How many of the leading tasks, methods and datasets ``stats.json`` lists.
@@ -296,6 +298,9 @@ class _Write:
             if job in VIEWS:
                 self.drawn[job] = draw_view(self.G, self.tmp, job, cards)
                 self.lap("html")
+            elif job == PAGE_INDEX:
+                write_page_index(self.G, self.tmp / PAGE_INDEX)
+                self.lap("pages")
             else:
                 write_jsonl(self.tmp, job, extractions, records)
                 self.lap("jsonl")

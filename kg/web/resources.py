@@ -29,6 +29,7 @@ _DESCRIBE = (f"CONSTRUCT {{ ?s ?p ?o . ?o {_LABEL} ?ol . ?x ?q ?s . ?x {_LABEL} 
              f"{{ ?s ?p ?o OPTIONAL {{ ?o {_LABEL} ?ol }} }} UNION "
              f"{{ VALUES ?q {{ {LINKS} }} ?x ?q ?s OPTIONAL {{ ?x {_LABEL} ?xl }} }} }}")
 _EXISTS = "ASK { ?s ?p ?o }"
+_TRIPLES = f"SELECT ?p ?o ?ol WHERE {{ ?s ?p ?o OPTIONAL {{ ?o {_LABEL} ?ol }} }} ORDER BY ?p ?o"
 
 
 def resource_iri(base: str, path: str) -> str | None:
@@ -51,6 +52,11 @@ def resource_iri(base: str, path: str) -> str | None:
 def describe_query(iri: str) -> str:
     """The CONSTRUCT query of a resource's description (the IRI written by Oxigraph, escaped)."""
     return with_values(_DESCRIBE, {ox.Variable("s"): ox.NamedNode(iri)})
+
+
+def description_query(iri: str) -> str:
+    """A SELECT of a resource's own triples (``?p ?o``) and the labels of their objects (``?ol``)."""
+    return with_values(_TRIPLES, {ox.Variable("s"): ox.NamedNode(iri)})
 
 
 def exists_query(iri: str) -> str:

@@ -18,8 +18,12 @@
   the timeout (default 30 s) is stopped by ending its worker (a new one
   takes its place) and answered with 503, so the endpoint keeps serving. Results are capped (``--max-rows``).
 - ``/resource/<type>/<slug>`` and ``/ontology``: the graph's IRIs resolved, as RDF by
-  content negotiation (:mod:`kg.web.resources`).
-- ``/``: a query page; the output folder's HTML views and RDF files are
+  content negotiation (:mod:`kg.web.resources`), or, for a browser (``text/html``
+  before any RDF type in ``Accept``), the resource's page (:mod:`kg.web.pages`, from
+  the build's page index); ``?list=&page=&sort=newest|oldest`` pages a paper list.
+- ``/``: the front page (counts, top lists, search box); ``/search?q=``: names and
+  titles, as a page or JSON; ``/query``: a SPARQL query page (``/`` too, in a build
+  without a page index). The output folder's HTML views and RDF files are
   served by name (``/index.html``, ``/graph.html``, ``/graph.ttl`` ...), never a
   path outside the folder. Pages carry a Content-Security-Policy.
 - Binds 127.0.0.1 unless told otherwise.
@@ -40,7 +44,11 @@ from urllib.parse import parse_qs, urlsplit
 
 from kg.rdf.sparqltext import REFUSED, refused
 from kg.rdf.statements import RUN_QUERY, base_of_run
-from kg.web.resources import RESOURCE_PREFIX, describe_query, exists_query, ontology_document, resource_iri
+from kg.web import pages
+from kg.web.pageindex import PAGE_INDEX, PageIndex, PageIndexError
+from kg.web.pages import PAGE_CSP, ServeLinks
+from kg.web.resources import (RESOURCE_PREFIX, describe_query, description_query, exists_query, ontology_document,
+                              resource_iri)
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_ROWS = 100_000
@@ -55,7 +63,8 @@ _ACCEPT = [("application/sparql-results+json", "json"), ("application/json", "js
            ("application/sparql-results+xml", "xml"), ("application/xml", "xml"), ("text/xml", "xml"),
            ("text/csv", "csv"), ("text/tab-separated-values", "tsv"),
            ("text/turtle", "turtle"), ("application/n-triples", "nt"), ("text/plain", "nt"),
-           ("application/rdf+xml", "rdfxml"), ("application/ld+json", "jsonld")]
+           ("application/rdf+xml", "rdfxml"), ("application/ld+json", "jsonld"),
+           ("text/html", "html"), ("application/xhtml+xml", "html")]
 #: What each kind of result can be written as, the default first.
 FORMATS = {"solutions": ("json", "xml", "csv", "tsv"), "boolean": ("json", "xml", "csv", "tsv"),
            "graph": ("turtle", "nt", "rdfxml", "jsonld")}
@@ -216,7 +225,7 @@ class WorkerPool:
 
 # ----------------------------------------------------------------------------- HTTP side
 
-_SHORT = {"ntriples": "nt", "n-triples": "nt", "ttl": "turtle", "rdf": "rdfxml", "rdf+xml": "rdfxml",
+_SHORT = {"html": "html", "ntriples": "nt", "n-triples": "nt", "ttl": "turtle", "rdf": "rdfxml", "rdf+xml": "rdfxml",
           "json-ld": "jsonld", "application/x-json+ld": "jsonld"}
 
 
@@ -260,6 +269,20 @@ def accepted(accept: str, explicit: str | None) -> list[str]:
         if fmt and fmt not in out:
             out.append(fmt)
     return out
+
+
+def wants_html(formats: list[str]) -> bool:
+    """Whether a request asks for a page before any RDF (a browser's ``Accept``).
+
+    >>> wants_html(accepted("text/html,application/xml;q=0.9,*/*;q=0.8", None)), wants_html(["*"])
+    (True, False)
+    """
+    for fmt in formats:
+        if fmt == "html":
+            return True
+        if pick_format([fmt], "graph") is not None:
+            return False
+    return False
 
 
 def pick_format(formats: list[str], kind: str) -> str | None:
@@ -362,7 +385,7 @@ class SparqlHandler(BaseHTTPRequestHandler):
         if getattr(self.server, "verbose", False):
             super().log_message(fmt, *args)
 
-    def _send(self, status: int, ctype: str, body: str | bytes, extra: dict | None = None) -> None:
+    def _send(self, status: int, ctype: str, body: str | bytes, extra: dict | None = None, csp: str = CSP) -> None:
         data = body.encode("utf-8") if isinstance(body, str) else body
         self.send_response(status)
         self.send_header("Content-Type", ctype)
@@ -370,7 +393,7 @@ class SparqlHandler(BaseHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Access-Control-Allow-Origin", "*")
         if ctype.startswith("text/html"):
-            self.send_header("Content-Security-Policy", CSP)
+            self.send_header("Content-Security-Policy", csp)
             self.send_header("Referrer-Policy", "no-referrer")
         for k, v in (extra or {}).items():
             self.send_header(k, v)
@@ -399,10 +422,73 @@ class SparqlHandler(BaseHTTPRequestHandler):
             return self._resource(url.path, params)
         if url.path == "/ontology":
             return self._ontology(params)
-        if url.path in ("/", ""):
+        if url.path == "/search":
+            return self._search(params)
+        if url.path in ("/", "") and (self.outdir / PAGE_INDEX).is_file():
+            return self._front()
+        if url.path in ("/", "", "/query"):
             views = ", ".join(f'<a href="{p.name}">{p.name}</a>' for p in sorted(self.outdir.glob("*.html")))
             return self._send(200, "text/html; charset=utf-8", QUERY_PAGE.format(csp=CSP, views=views or "none"))
         return self._static(url.path)
+
+    # -- pages (kg.web.pages, from the build's page index)
+    def _pages(self) -> PageIndex | None:
+        """The build's page index, opened for this request (None without one)."""
+        try:
+            return PageIndex(self.outdir / PAGE_INDEX)
+        except PageIndexError:
+            return None
+
+    def _html(self, page: str, status: int = 200) -> None:
+        self._send(status, "text/html; charset=utf-8", page, {"Vary": "Accept"},
+                   csp=PAGE_CSP + "; frame-ancestors 'none'")
+
+    def _front(self) -> None:
+        ix = self._pages()
+        if ix is None:
+            return self._error(404, "No pages in this build (run `kg build` again).")
+        try:
+            self._html(pages.front_page(ix.front(), ServeLinks()))
+        finally:
+            ix.close()
+
+    def _search(self, params: dict) -> None:
+        """``/search?q=``: names and titles, as a page or (``Accept: application/json``,
+        ``?format=json``) as JSON."""
+        q = (params.get("q") or [""])[0]
+        formats = accepted(self.headers.get("Accept", ""), (params.get("format") or [None])[0])
+        as_json = next((f for f in formats if f in ("json", "html", "*", "text")), "html") == "json"
+        ix = self._pages()
+        if ix is None:
+            return self._error(404, "No pages in this build (run `kg build` again).")
+        try:
+            found = ix.search(q)
+        finally:
+            ix.close()
+        if as_json:
+            return self._send(200, "application/json", json.dumps({"q": q, **found}, ensure_ascii=False),
+                              {"Vary": "Accept"})
+        self._html(pages.search_page(q, found, ServeLinks()))
+
+    def _resource_page(self, id_: str, iri: str, params: dict) -> bool:
+        """The page of a resource, if the page index has one; False else."""
+        ix = self._pages()
+        if ix is None:
+            return False
+        try:
+            node = ix.node(id_)
+            if node is None:
+                return False
+            links = ServeLinks()
+            if node["type"] == "Paper":
+                return self._html(pages.paper_page(node, links, iri)) or True
+            page = (params.get("page") or ["1"])[0]
+            sort = (params.get("sort") or ["newest"])[0]
+            self._html(pages.entity_page(ix, node, links, iri, (params.get("list") or [None])[0],
+                                         int(page) if page.isdigit() else 1, sort != "oldest"))
+            return True
+        finally:
+            ix.close()
 
     def do_POST(self):
         url = urlsplit(self.path)
@@ -460,10 +546,29 @@ class SparqlHandler(BaseHTTPRequestHandler):
         found = self._ask(exists_query(iri)) if iri else None
         if not found or not found.get("boolean"):
             return self._error(404, "No such resource in this graph.")
+        if wants_html(accepted(self.headers.get("Accept", ""), (params.get("format") or [None])[0])):
+            id_ = path[len(RESOURCE_PREFIX):]
+            if self._resource_page(id_, iri, params):
+                return
+            return self._description_page(id_, iri)
         formats = self._graph_formats(params, "a description")
         if formats:
             status, ctype, body = self.pool.run(describe_query(iri), formats, self.max_rows, self.timeout_s)
             self._send(status, ctype, body, {"Vary": "Accept"})
+
+    def _description_page(self, id_: str, iri: str) -> None:
+        """A resource without a page of its own (a mention, a usage count, the build's
+        run): its triples as a table; a mention's page is its paper's."""
+        if id_.startswith("mention/"):
+            paper = "paper/" + id_.split("/")[1]
+            return self._send(303, "text/plain; charset=utf-8", "See the paper.\n",
+                              {"Location": RESOURCE_PREFIX + paper, "Vary": "Accept"})
+        status, _, body = self.pool.run(description_query(iri), ["json"], 1000, self.timeout_s)
+        if status != 200:
+            return self._error(status, "The description could not be read.")
+        bindings = json.loads(body)["results"]["bindings"]
+        rows = [(b["p"]["value"], b["o"], b.get("ol", {}).get("value")) for b in bindings]
+        self._html(pages.description_page(id_, iri, rows, self._base() or "", ServeLinks()))
 
     def _ontology(self, params: dict) -> None:
         """The ontology document (its terms are ``/ontology#term``), by content negotiation."""
@@ -536,7 +641,8 @@ def make_server(outdir: str | Path, host: str = "127.0.0.1", port: int = 8000, t
 def serve(outdir, host="127.0.0.1", port=8000, timeout=DEFAULT_TIMEOUT, workers=2, max_rows=DEFAULT_MAX_ROWS):
     server, pool = make_server(outdir, host, port, timeout, workers, max_rows)
     h, p = server.server_address[:2]
-    print(f"SPARQL endpoint: http://{h}:{p}/sparql  (query page and views: http://{h}:{p}/)", file=sys.stderr)
+    print(f"Pages: http://{h}:{p}/  SPARQL endpoint: http://{h}:{p}/sparql  (query page: http://{h}:{p}/query)",
+          file=sys.stderr)
     try:
         server.serve_forever()
     finally:
