@@ -25,6 +25,7 @@ from kg.extract.normalize import normalize
     ("\\emphGaussian process and \\textitAppGrad", "Gaussian process and AppGrad"),  # braces lost upstream
     ("the \\sgd macro", "the sgd macro"),
     ("Polyak-\\L{}ojasiewicz", "Polyak-Łojasiewicz"),
+    ("image classiﬁcation with ﬂows", "image classification with flows"),
 ])
 def test_markup_is_normalized(raw, clean):
     assert normalize(raw)[0] == clean
@@ -35,6 +36,7 @@ def test_markup_is_normalized(raw, clean):
     ("We use the {\\em Geometric Correspondence Constraint} here.", "Geometric Correspondence Constraint"),
     ("We study princi(cid:173)pal component analysis here.", "principal component analysis"),
     ("We compare with $\\beta$-VAE models.", "β-VAE"),
+    ("We study image classiﬁcation here.", "image classification"),
 ])
 def test_offsets_point_into_the_original_text(raw, name):
     clean, offsets = normalize(raw)

@@ -267,3 +267,16 @@ def test_a_page_opens_the_map_on_its_concept_and_the_map_links_back(site, browse
     page.wait_for_load_state("load")
     assert page.locator("h1").inner_text().startswith("TAROT") and errors == []
     page.close()
+
+
+def test_the_other_views_served_link_their_cards_to_the_pages(site, browser):
+    page = browser.new_page()
+    page.goto(site + "/methods-tasks.html")
+    page.wait_for_selector("body[data-ready='1']", timeout=30000)
+    assert page.evaluate("window.kgView.focusNode('method/tarot')")
+    link = page.locator("#card a", has_text="Open its page")
+    assert link.get_attribute("href") == "/resource/method/tarot"
+    link.click()
+    page.wait_for_load_state("load")
+    assert page.locator("h1").inner_text().startswith("TAROT")
+    page.close()

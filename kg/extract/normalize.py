@@ -2,9 +2,10 @@
 
 Abstracts come with HTML tags and entities, LaTeX (``$\\beta$-VAE``, ``\\emph{X}``,
 ``{\\em X}``, ``\\'{e}``), and PDF artefacts (``princi(cid:173)ples``, words hyphenated
-across a line break). :func:`normalize` returns the clean text and, when anything
-changed, a map from each clean character (and the end) to its offset in the original, so
-that mentions found in the clean text point into the text the user gave.
+across a line break, ligatures: ``classiﬁcation``). :func:`normalize` returns the clean
+text and, when anything changed, a map from each clean character (and the end) to its
+offset in the original, so that mentions found in the clean text point into the text
+the user gave.
 
 Inline math that is one symbol or word (``$k$``, ``$\\beta$``, ``$\\ell_1$``) keeps its
 letters; any other formula becomes ``§``, which no name contains, so that no fragment
@@ -46,6 +47,8 @@ _PATTERN = re.compile(
     r"|(?P<hyph>(?<=[a-z])-(?:[ \t]*\r?\n[ \t]*|[ \t]+)(?!(?:and|or|nor|to|as|vs)\b)(?=[a-z]))"
     r"|(?P<nl>[ \t]*\r?\n[ \t]*)"
     r"|(?P<shy>\u00ad)"
+    # a PDF's typographic ligatures ("classiﬁcation")
+    r"|(?P<lig>[\ufb00-\ufb06])"
     r"|(?P<math>(?<!\\)\$(?P<mathbody>[^$]{1,300}?)(?<!\\)\$)"
     r"|(?P<accent>\\(?P<acc>['`\"^~=.]|[cvuH](?=\{))\{?(?P<accch>[A-Za-z])\}?)"
     r"|(?P<href>\\href\{[^{}]{0,300}\}\{)"
@@ -101,6 +104,8 @@ def _replacement(m: re.Match) -> str:
         return ""
     if kind == "escaped":
         return m.group()[1]
+    if kind == "lig":
+        return unicodedata.normalize("NFKC", m.group())
     return m.group()
 
 

@@ -96,10 +96,20 @@ def link_forms(forms: list[str]) -> list[str]:
 
     >>> link_forms(["online matching", "online stochastic matching"])
     ['online stochastic matching']
+
+    Nor one that says another and more words after it (other than generic ones): a
+    kind of it, the paper's own ("Reinforcement Learning with Human Feedback" beside
+    "reinforcement learning", "GP prior" beside "GP").
+
+    >>> link_forms(["reinforcement learning", "RL", "Reinforcement Learning with Human Feedback"])
+    ['reinforcement learning', 'RL']
+    >>> link_forms(["Gaussian process", "GP", "GP prior", "GP models"])
+    ['Gaussian process', 'GP', 'GP models']
     """
     words = [_head_words(f) for f in forms]
     return [f for f, w in zip(forms, words)
-            if not any(len(v) > len(w) and (v[-len(w):] == w or narrows(w, v)) for v in words)]
+            if not any(len(v) > len(w) and (v[-len(w):] == w or narrows(w, v)) for v in words)
+            and not any(len(w) > len(v) and w[:len(v)] == v for v in words)]
 
 
 def _initials_of(short: str, long: str) -> bool:
@@ -162,11 +172,62 @@ def paper_extractions(groups: dict[str, list[Record]], extractions: Iterable[Ext
     return {pid: by_doc[recs[0].doc] for pid, recs in groups.items() if recs[0].doc in by_doc}
 
 
+#: The least share of the papers naming the rarer of two spellings that must name both
+#: in one entity for the two to be one concept across the corpus.
+PAIR_SHARE = 0.3
+
+
+def paired_keys(anchors: dict, others: dict, uses: dict, siblings: frozenset = frozenset()) -> list[tuple]:
+    """The pairs of keys that are one concept across the corpus: a paper's entity
+    spelled two ways (its name and another form that links) makes them one when at
+    least :data:`PAIR_SHARE` of the papers naming the rarer spelling name both so.
+    Papers that join "batch normalization" and "batch-norm" do so wherever either
+    rare spelling occurs; the few that say "segmentation" for both their "semantic
+    segmentation" and their "instance segmentation" do not make the two one. Two
+    kinds of one thing (``siblings``: "mobile manipulation", "robotic manipulation")
+    need two papers at least.
+
+    >>> anchors = {"a": "semantic", "b": "semantic", "c": "instance", "d": "bn"}
+    >>> others = {"a": ["instance"], "b": [], "c": [], "d": ["batch-norm"]}
+    >>> paired_keys(anchors, others, {"a": 1, "b": 40, "c": 30, "d": 5})
+    [('bn', 'batch-norm')]
+    >>> paired_keys({"a": "robotic", "b": "mobile"}, {"a": ["mobile"]}, {"a": 1, "b": 1}, frozenset({("robotic", "mobile")}))
+    []
+    """
+    named: Counter = Counter()
+    pairs: Counter = Counter()
+    for sig, anchor in anchors.items():
+        named[anchor] += uses[sig]
+        for k in others.get(sig, ()):
+            named[k] += uses[sig]
+            pairs[(anchor, k)] += uses[sig]
+    return [(a, k) for (a, k), n in sorted(pairs.items())
+            if n >= PAIR_SHARE * min(named[a], named[k]) and (n >= 2 or (a, k) not in siblings)]
+
+
+def _kinds_of_one(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two names' words say two kinds of one thing: the same last word, other
+    words before it ("mobile manipulation", "robotic manipulation"), and not one the
+    initials of the other ("KL divergence", "Kullback-Leibler divergence").
+
+    >>> _kinds_of_one(("mobile", "manipulation"), ("robotic", "manipulation"))
+    True
+    >>> _kinds_of_one(("kl", "divergence"), ("kullback", "leibler", "divergence"))
+    False
+    """
+    if len(a) < 2 or len(b) < 2 or a[-1] != b[-1] or a[:-1] == b[:-1]:
+        return False
+    x, y = sorted((a[:-1], b[:-1]), key=len)
+    return not (len(x) == 1 and len(y) >= 2 and x[0] == "".join(w[0] for w in y))
+
+
 def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tuple, Entity]]:
     """Entities across papers: ({spelling: its cluster's root}, {root: Entity}).
 
-    Union-find over (type, key): case / hyphen / plural variants share a key; an
-    acronym joins its expansion unless the corpus expands it in more than one way.
+    Union-find over (type, key): case / hyphen / plural variants share a key; two
+    spellings a paper's entity gives join when the corpus pairs them often enough
+    (:func:`paired_keys`); an acronym joins its expansion unless the corpus expands it
+    in more than one way.
     A root is its cluster's smallest key, so it depends on the cluster only. Each
     entity is named by the spelling most papers use.
     """
@@ -176,6 +237,8 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
     seen: dict[Sig, tuple] = {}  # (type, name, aliases) -> anchor: the same unions again change nothing
     uses: dict[Sig, int] = {}  # (type, name, aliases) -> how many of the papers' entities are spelled so
     kept: dict[Sig, list[str]] = {}  # (type, name, aliases) -> its forms that join other papers' entities
+    others: dict[Sig, list[tuple]] = {}  # (type, name, aliases) -> the keys of its other linking forms
+    siblings: set[tuple] = set()  # (anchor, key) of two kinds of one thing (:func:`_kinds_of_one`)
     for ex in paper_ex.values():
         for ent in ex.entities:
             sig = (ent.type, ent.name, ent.aliases)
@@ -192,14 +255,21 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
             kept[sig] = [f for f in forms if f in longs or f in shorts] or forms[:1]
             anchor = seen[sig] = (ent.type, key((longs or kept[sig])[0]))
             uf.find(anchor)
-            for f in longs:
-                uf.union(anchor, (ent.type, key(f)))
+            others[sig] = sorted({(ent.type, key(f)) for f in longs} - {anchor})
+            base = _head_words((longs or kept[sig])[0])
+            siblings.update((anchor, (ent.type, key(f))) for f in longs if _kinds_of_one(base, _head_words(f)))
             if longs:
                 for f in shorts:
                     acronym_links[(ent.type, key(f))].add(sig)
             else:
                 for f in kept[sig]:
                     uf.union(anchor, (ent.type, key(f)))
+    for a, b in paired_keys(seen, others, uses, frozenset(siblings)):
+        uf.union(a, b)
+    for sig, ks in others.items():  # a form its entity did not join stays out of its aliases
+        left = {k[1] for k in ks if uf.find(k) != uf.find(seen[sig])}
+        if left:
+            kept[sig] = [f for f in kept[sig] if _is_acronym(f) or key(f) not in left]
     for short, sigs in sorted(acronym_links.items()):
         # spellings of one expansion ("mean square error", "mean squared error") are one concept
         by_stems: dict[frozenset, tuple] = {}
