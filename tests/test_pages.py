@@ -223,7 +223,32 @@ def test_kg_site_writes_the_same_pages_with_relative_links(built, tmp_path):
     assert 'href="../paper/' in tarot and "/resource/" not in re.sub(r'<p class="iri">.*?</p>', "", tarot)
 
 
-def test_pages_in_chromium_run_no_script_and_request_nothing_off_the_machine(site, hostile, browser, tmp_path):
+def one_of_each_type(folder) -> list[str]:
+    """The first page id of every type in a build's page index."""
+    ix = PageIndex(folder / PAGE_INDEX)
+    try:
+        return [i for (i,) in ix.con.execute("SELECT min(id) FROM node GROUP BY type ORDER BY type")]
+    finally:
+        ix.close()
+
+
+def main_text(html: str) -> str:
+    """What a page says (its <main>, tags out): the same whoever serves it."""
+    main = html.split("<main>", 1)[1].split("</main>", 1)[0]
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", main)).strip()
+
+
+def test_kg_site_pages_say_what_the_served_pages_say(site, built, tmp_path):
+    write_site(built, tmp_path / "site")
+    ids = one_of_each_type(built)
+    assert len(ids) == 6
+    for i in ids:
+        served = get(site + "/resource/" + i, BROWSER)[2]
+        static = (tmp_path / "site" / "resource" / f"{i}.html").read_text(encoding="utf-8")
+        assert main_text(served) == main_text(static), i
+
+
+def test_pages_in_chromium_run_no_script_and_request_nothing_off_the_machine(site, built, hostile, browser, tmp_path):
     out, url = hostile
     write_site(out, tmp_path / "site")
     targets = [site + "/", site + "/resource/method/tarot", site + "/search?q=learning", url + "/",
@@ -231,6 +256,7 @@ def test_pages_in_chromium_run_no_script_and_request_nothing_off_the_machine(sit
                (tmp_path / "site" / "search.html").as_uri() + "?q=evil"]
     ids = [u for u in get(url + "/search?q=evilnet2&format=json")[2].split('"') if u.startswith("paper/")]
     targets += [url + "/resource/" + i for i in ids]
+    targets += [site + "/resource/" + i for i in one_of_each_type(built)]
     for target in targets:
         page = browser.new_page()
         log = {"requests": [], "errors": []}
