@@ -287,3 +287,14 @@ def test_only_distinctive_names_travel_to_other_papers():
     lex = build_lexicon([Extraction("a", (proposed("Gated Spectral Unit", "GSU"), proposed("natural language"),
                                           proposed("Deep Learning")))])
     assert set(lex) == {"Gated Spectral Unit", "GSU"}
+
+
+def test_a_title_naming_the_proposal_in_full_joins_the_abstracts_short_name():
+    # the title says the method's long name, the abstract proposes it under another
+    ex = extract_text("Multi-object tracking fails when detectors miss objects. We propose DFR-FastMOT, a light "
+                      "tracker that keeps tracks alive through detection failures using appearance memory. "
+                      "DFR-FastMOT runs at 30 frames per second on MOT17 and improves HOTA over ByteTrack.",
+                      title="Detection Failure Resistant Tracker for Crowded Scenes")
+    proposed = [e for e in ex.entities if e.role == "proposed"]
+    assert len(proposed) == 1 and proposed[0].name == "DFR-FastMOT"
+    assert "Detection Failure Resistant Tracker" in proposed[0].aliases
