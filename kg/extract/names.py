@@ -191,10 +191,14 @@ def merge_tasks(names: Names) -> dict[str, str]:
     return {g: uf.find(g) for g in tasks}
 
 
+PROPOSED, USED = 1, 2  # the span classifier's method classes
+
+
 def join_title_proposal(doc: Doc, spans, kept: list[int], names: Names, before: dict[str, int]) -> None:
-    """A method name said only in the title that the span scores took for a proposal
-    ("Detection Failure Resistant Tracker: ...") names the record's one proposal in the
-    abstract ("DFR-FastMOT"), when the record has exactly one: the two are one name."""
+    """A method name said only in the title ("Detection Failure Resistant Tracker: ...",
+    "... with Hypergradient Descent") names the record's proposal when the abstract
+    proposes exactly one method ("DFR-FastMOT"): the two are one name. (A method the
+    paper only uses is named in its abstract too.)"""
     from kg.extract.candidates import abstract_start
 
     first = abstract_start(doc)
@@ -207,7 +211,7 @@ def join_title_proposal(doc: Doc, spans, kept: list[int], names: Names, before: 
     if len(proposed) != 1:
         return
     for g, starts in where.items():
-        if g != proposed[0] and before.get(g) == 1 and all(i < first for i in starts):
+        if g != proposed[0] and before.get(g) in (PROPOSED, USED) and all(i < first for i in starts):
             for k in kept:
                 if names.root[k] == g:
                     names.root[k] = proposed[0]
