@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc
 
 from kg._unionfind import UnionFind
+from kg.extract.candidates import abstract_start
+from kg.extract.roles import PROPOSED, USED
 from kg.text import GENERIC_TAIL, SMALL_WORDS, narrows, norm_words, stem_bag
 
 
@@ -191,16 +193,11 @@ def merge_tasks(names: Names) -> dict[str, str]:
     return {g: uf.find(g) for g in tasks}
 
 
-PROPOSED, USED = 1, 2  # the span classifier's method classes
-
-
 def join_title_proposal(doc: Doc, spans, kept: list[int], names: Names, before: dict[str, int]) -> None:
     """A method name said only in the title ("Detection Failure Resistant Tracker: ...",
     "... with Hypergradient Descent") names the record's proposal when the abstract
     proposes exactly one method ("DFR-FastMOT"): the two are one name. (A method the
     paper only uses is named in its abstract too.)"""
-    from kg.extract.candidates import abstract_start
-
     first = abstract_start(doc)
     if not first:
         return

@@ -37,6 +37,8 @@ from typing import Iterator
 
 import networkx as nx
 
+from kg.web.fieldmap import concept_papers, leading
+
 PAGE_INDEX = "pages.sqlite"
 VERSION = "1"
 #: Entries kept in each counted list of a page (methods of a task...), the most papers first.
@@ -96,7 +98,7 @@ class _Papers:
 
 def _top(counter: Counter, n: int = LIST_MAX) -> list[list]:
     """[[id, papers], ...], the most papers first, ties by id."""
-    return [[k, c] for k, c in heapq.nsmallest(n, counter.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return [[k, c] for k, c in heapq.nsmallest(n, counter.items(), key=_by_score)]
 
 
 def _counters(papers: _Papers) -> dict[str, dict[str, Counter]]:
@@ -198,8 +200,6 @@ def _highlights(G: nx.MultiDiGraph, p: str, abstract: str, title: str) -> list[l
 
 def generate_page_rows(G: nx.MultiDiGraph) -> Iterator[tuple[str, tuple]]:
     """(table, row) of every row of the page index of ``G``, in a fixed order."""
-    from kg.web.fieldmap import concept_papers, leading
-
     papers = _Papers(G)
     members = _members(papers)
     on_map = set(leading(concept_papers(G)))

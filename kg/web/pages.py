@@ -17,6 +17,8 @@ from urllib.parse import quote, urlencode
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
+from kg.web.pageindex import PAPER_LISTS
+
 #: Papers per page of a list.
 PER_PAGE = 50
 #: Entries of a counted list shown before "more" (the rest, up to 100, one click away).
@@ -281,7 +283,6 @@ def entity_page(ix, node: dict, links: Links, iri: str | None = None, list_rel: 
     grid = "".join(_counted(title, node.get(key) or [], node.get(key + "_total", 0), links)
                    for title, key in sections)
     body.append(f'<div class="grid">{grid}</div>')
-    from kg.web.pageindex import PAPER_LISTS
     for rel, heading in PAPER_LISTS.get(t, ()):
         on = rel == list_rel
         body.append(_paper_list(ix, node, rel, heading, links, page if on else 1, newest if on else True))

@@ -481,7 +481,8 @@ class SparqlHandler(BaseHTTPRequestHandler):
                 return False
             links = ServeLinks()
             if node["type"] == "Paper":
-                return self._html(pages.paper_page(node, links, iri)) or True
+                self._html(pages.paper_page(node, links, iri))
+                return True
             page = (params.get("page") or ["1"])[0]
             sort = (params.get("sort") or ["newest"])[0]
             self._html(pages.entity_page(ix, node, links, iri, (params.get("list") or [None])[0],
