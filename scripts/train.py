@@ -2,7 +2,7 @@
 """Rebuild the shipped span classifier from the shared data and report its 5-fold
 cross-validated scores.
 
-    python scripts/train.py [--shared ../shared] [--folds 5] [--epochs 18] [--hidden 32]
+    python scripts/train.py [--shared ../shared] [--folds 5] [--epochs 18] [--hidden 32] [--members 3]
                             [--corpus-features DIR] [--no-save] [--dump DIR] [--fold-models DIR]
 
 Steps: word classes and phrase statistics from the unlabelled corpus (``data/corpus``;
@@ -33,7 +33,7 @@ from kg.extract.normalize import normalize  # noqa: E402
 from kg.extract.termstats import TermStats, count_phrases  # noqa: E402
 from kg.ingest import record_from_mapping  # noqa: E402
 from kg.extract.pipeline import make_nlp  # noqa: E402
-from kg.extract.training import EPOCHS, HIDDEN, cross_validate, gold_key, load_annotated, parse, train_model, \
+from kg.extract.training import EPOCHS, HIDDEN, MEMBERS, cross_validate, gold_key, load_annotated, parse, train_model, \
     train_roles  # noqa: E402
 from kg.extract.wordclusters import word_classes  # noqa: E402
 
@@ -116,6 +116,7 @@ def main() -> int:
     ap.add_argument("--epochs", type=int, default=EPOCHS)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--hidden", type=int, default=HIDDEN, help="units of the hidden layer (0: a linear model)")
+    ap.add_argument("--members", type=int, default=MEMBERS, help="span classifiers averaged into one")
     ap.add_argument("--threshold", type=float, default=0.5, help="the least score of a kept span")
     ap.add_argument("--length-bonus", type=float, default=0.1,
                     help="what a longer span gains a token over a shorter one inside it")
@@ -144,11 +145,11 @@ def main() -> int:
             print(f"fold {k}: {what}, {f} features ({time.time() - t0:.0f} s)", flush=True)
 
         cv = cross_validate(classifier, data, args.folds, args.epochs, seed=args.seed, hidden=args.hidden,
-                            progress=progress, models=args.fold_models)
+                            members=args.members, progress=progress, models=args.fold_models)
         print(f"\n{args.folds}-fold cross-validation (each record scored by a model that never saw it):")
         report(args.shared, cv.preds, args.dump)
     if not args.no_save:
-        classifier.model, classifier.lexicon, n = train_model(data, args.epochs, args.seed, args.hidden)
+        classifier.model, classifier.lexicon, n = train_model(data, args.epochs, args.seed, args.hidden, args.members)
         # the name-level model learns from the folds' predictions: records the span classifier did not see
         classifier.roles = train_roles(cv.roles, args.seed) if args.folds else None
         if classifier.roles is None:

@@ -258,6 +258,25 @@ def test_token_texts_are_the_tokens_text_and_lower_case():
         assert token_texts(doc) == ([t.text for t in doc], [t.lower_ for t in doc])
 
 
+@pytest.mark.parametrize("text, tokens", [
+    # a size or a count stays in its name (spaCy's unit rule would cut "ADE20" "K")
+    ("on ADE20K, Human3.6M and LAION-400M", ["on", "ADE20K", ",", "Human3.6M", "and", "LAION-400M"]),
+    # the full stop after a name that ends in a capital is not part of it
+    ("with Mistral 7B. Then XLM-R. And MoS.", ["with", "Mistral", "7B", ".", "Then", "XLM-R", ".", "And", "MoS", "."]),
+    # abbreviations keep theirs, and "%" is still its own token
+    ("the U.S. rate (10%)", ["the", "U.S.", "rate", "(", "10", "%", ")"]),
+])
+def test_names_with_sizes_are_one_token(text, tokens):
+    from kg.extract import make_nlp
+
+    assert [t.text for t in make_nlp().make_doc(text)] == tokens
+
+
+def test_a_size_at_the_end_of_a_sentence_is_no_name():
+    ex = extract_text("We fine-tune Llama-2 7B and Mistral 7B. Our method, QuillNet, improves both.")
+    assert not [e.name for e in ex.entities if e.name.endswith(".") or e.name in ("7B", "7B.")]
+
+
 # ------------------------------------------------------------------ titled records
 
 def test_a_titled_records_first_sentence_keeps_its_proposal():

@@ -62,6 +62,32 @@ def test_the_hidden_layer_learns_what_one_feature_means_beside_another():
     assert linear.predict(test).argmax(1).tolist() != want
 
 
+def test_an_ensemble_scores_the_mean_of_its_members_logits_and_saves_in_int8(tmp_path):
+    rng = numpy.random.default_rng(0)
+    rows = [[f"f{int(x)}" for x in rng.integers(0, 300, 12)] for _ in range(2000)]
+    labels = rng.integers(0, 5, 2000).tolist()
+    members = [SparseSoftmax.train(rows, labels, epochs=2, hidden=8, seed=k) for k in range(3)]
+    both = SparseSoftmax.ensemble(members)
+    test = rows[:50] + [[], ["unknown"]]
+    mean = sum(numpy.log(m.predict(test)) for m in members) / 3
+    got = numpy.log(both.predict(test))
+    centre = lambda x: x - x.mean(axis=1, keepdims=True)  # a softmax forgets a constant per row
+    assert numpy.allclose(centre(got), centre(mean), atol=1e-4)
+    # saved with its embeddings in int8 (a quarter of the size); what is read scores as
+    # the quantized model did before it was saved, and close to the full one
+    q = both.quantized()
+    q.to_disk(tmp_path)
+    assert numpy.load(tmp_path / "hidden.npy").dtype == numpy.int8
+    read = SparseSoftmax.from_disk(tmp_path)
+    assert numpy.array_equal(read.predict(test), q.predict(test))
+    assert numpy.abs(q.predict(test) - both.predict(test)).max() < 0.01
+
+
+def test_the_shipped_model_stays_small():
+    size = sum(p.stat().st_size for p in default_model_path().rglob("*") if p.is_file())
+    assert size <= 60e6, f"the shipped model takes {size / 1e6:.1f} MB"
+
+
 def test_labels_come_from_the_gold_forms(tiny):
     _, data = tiny
     d = data[0]

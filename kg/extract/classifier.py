@@ -7,9 +7,11 @@ a ReLU and maps the result to the classes, which lets the model learn what one f
 means in the company of another (a name the annotated records know as a used method,
 in a sentence that proposes it). Both are added and put through a softmax. Trained by
 mini-batch AdaGrad with a fixed seed, the parameters averaged over the second half of
-the epochs (less sensitive to the order of the examples); saved the spaCy way, as a
-folder (``config.json``, ``features.json``, ``weights.npy`` and, with a hidden layer,
-``hidden.npy``, ``hidden_bias.npy``, ``output.npy``, ``output_bias.npy``).
+the epochs (less sensitive to the order of the examples). Several models trained in
+different orders make one (:meth:`SparseSoftmax.ensemble`: the mean of their logits).
+Saved the spaCy way, as a folder (``config.json``, ``features.json``, ``weights.npy``
+and, with a hidden layer, ``hidden.npy`` with ``hidden_scale.npy`` (the feature
+embeddings in int8), ``hidden_bias.npy``, ``output.npy``, ``output_bias.npy``).
 """
 from __future__ import annotations
 
@@ -82,50 +84,81 @@ class SparseSoftmax:
         if hidden:
             config.update(hidden=hidden, hidden_lr=hidden_lr)
         model = cls(features, classes=classes, config=config)
-        idx = [model.index(r) for r in rows]
+        batches = _Rows([model.index(r) for r in rows], len(features))
         y = numpy.asarray(labels, dtype="int64")
         n_classes = len(classes)
         rng = numpy.random.default_rng(seed)
-        W = numpy.zeros((len(features), n_classes), "float64")
+        pad = len(features)  # a row of zeros that stands in for an example without features
+        W = numpy.zeros((pad + 1, n_classes), "float64")
         deep = []  # embeddings, their bias, the output layer and its bias
         if hidden:
-            deep = [rng.normal(0, 0.05, (len(features), hidden)), numpy.zeros(hidden),
+            deep = [numpy.vstack([rng.normal(0, 0.05, (pad, hidden)), numpy.zeros((1, hidden))]), numpy.zeros(hidden),
                     rng.normal(0, 0.1, (hidden, n_classes)), numpy.zeros(n_classes)]
         params = [W, *deep]
         sq = [numpy.full_like(p, 1e-8) for p in params]  # AdaGrad's sums of squared gradients
         avg = [numpy.zeros_like(p) for p in params]
         averaged = 0
-        order = numpy.arange(len(idx))
+        order = numpy.arange(len(rows))
         eye = numpy.eye(n_classes)
         for epoch in range(epochs):
             rng.shuffle(order)
             for a in range(0, len(order), batch):
                 sel = order[a:a + batch]
-                rows_b = [idx[k] for k in sel]
-                flat, owner = _flatten(rows_b)
-                touched, inv = numpy.unique(flat, return_inverse=True)
-                logits = _logits(W, flat, owner, len(rows_b))
+                flat, starts, owner = batches.take(sel)
+                groups = _Groups(flat)
+                logits = _sums(W, flat, starts)
                 if hidden:
                     emb, b1, w2, b2 = deep
-                    pre = _logits(emb, flat, owner, len(rows_b)) + b1
+                    pre = _sums(emb, flat, starts) + b1
                     h = numpy.maximum(pre, 0)
                     logits += h @ w2 + b2
-                g = (_softmax(logits) - eye[y[sel]]) / len(rows_b)
-                _sparse_step(W, sq[0], touched, inv, g[owner], lr, l2)
+                g = (_softmax(logits) - eye[y[sel]]) / len(sel)
+                _sparse_step(W, sq[0], groups, g[owner], lr, l2)
                 if hidden:
                     gh = (g @ w2.T) * (pre > 0)
-                    _sparse_step(emb, sq[1], touched, inv, gh[owner], hidden_lr, l2)
+                    _sparse_step(emb, sq[1], groups, gh[owner], hidden_lr, l2)
+                    emb[pad] = 0  # the stand-in for no features stays zero
                     for p, s, grad in ((b1, sq[2], gh.sum(0)), (w2, sq[3], h.T @ g), (b2, sq[4], g.sum(0))):
                         s += grad * grad
                         p -= hidden_lr * grad / numpy.sqrt(s)
+                W[pad] = 0
             if epoch >= epochs // 2:  # the mean of the second half's epochs: steadier than the last
                 for m, p in zip(avg, params):
                     m += p
                 averaged += 1
         W, *deep = [(m / max(averaged, 1)).astype("float32") for m in avg]
-        model.weights = W
+        model.weights = W[:pad]
+        if hidden:
+            deep[0] = deep[0][:pad]
         model.hidden = tuple(deep) if hidden else None
         return model
+
+    @classmethod
+    def ensemble(cls, members: list[SparseSoftmax]) -> SparseSoftmax:
+        """One model whose logits are the mean of the members' (trained on the same rows,
+        so with the same features): the linear weights averaged, the hidden layers side
+        by side with their output weights scaled by ``1 / len(members)``. Steadier than
+        any one member, and applied as one model."""
+        first, n = members[0], len(members)
+        weights = (sum(m.weights.astype("float64") for m in members) / n).astype(first.weights.dtype)
+        hidden = None
+        if first.hidden is not None:
+            hidden = (numpy.hstack([m.hidden[0] for m in members]), numpy.concatenate([m.hidden[1] for m in members]),
+                      numpy.vstack([m.hidden[2] for m in members]) / n,
+                      sum(m.hidden[3].astype("float64") for m in members) / n)
+            hidden = tuple(a.astype(first.weights.dtype) for a in hidden)
+        return cls(first.features, weights, first.classes, {**first.config, "members": n}, hidden)
+
+    def quantized(self) -> SparseSoftmax:
+        """The same model with its feature embeddings rounded to 255 levels per hidden
+        unit, as they are saved (``hidden.npy`` in int8, ``hidden_scale.npy``): a quarter
+        of the size on disk. Training ends with it, so that a model scores the same
+        before it is saved and after it is read."""
+        if self.hidden is None:
+            return self
+        q, scale = _int8(self.hidden[0])
+        return SparseSoftmax(self.features, self.weights, self.classes, self.config,
+                             ((q * scale).astype(self.weights.dtype), *self.hidden[1:]))
 
     # ----------------------------------------------------------------- disk
 
@@ -140,8 +173,11 @@ class SparseSoftmax:
         numpy.save(path / "weights.npy", self.weights, allow_pickle=False)
         for name in _HIDDEN_FILES:
             (path / f"{name}.npy").unlink(missing_ok=True)
+        (path / "hidden_scale.npy").unlink(missing_ok=True)
         if self.hidden is not None:
-            for name, a in zip(_HIDDEN_FILES, self.hidden):
+            q, scale = _int8(self.hidden[0])
+            numpy.save(path / "hidden_scale.npy", scale, allow_pickle=False)
+            for name, a in zip(_HIDDEN_FILES, (q, *self.hidden[1:])):
                 numpy.save(path / f"{name}.npy", a, allow_pickle=False)
 
     @classmethod
@@ -153,32 +189,70 @@ class SparseSoftmax:
         hidden = None
         if (path / "hidden.npy").exists():
             hidden = tuple(numpy.load(path / f"{name}.npy", allow_pickle=False) for name in _HIDDEN_FILES)
+            if (path / "hidden_scale.npy").exists():  # embeddings saved in int8 (:meth:`quantized`)
+                scale = numpy.load(path / "hidden_scale.npy", allow_pickle=False)
+                hidden = ((hidden[0] * scale).astype(weights.dtype), *hidden[1:])
         classes = tuple(config.pop("classes"))
         return cls({f: k for k, f in enumerate(names)}, weights, classes, config, hidden)
 
 
-def _flatten(rows: list[list[int]]) -> tuple[numpy.ndarray, numpy.ndarray]:
-    flat = numpy.fromiter((k for r in rows for k in r), dtype="int64")
-    owner = numpy.repeat(numpy.arange(len(rows)), [len(r) for r in rows])
-    return flat, owner
+class _Rows:
+    """The feature indices of all examples in one array, and a batch of them taken out
+    (an example without features stands on ``pad``, a row of zeros)."""
+
+    def __init__(self, rows: list[list[int]], pad: int):
+        self.lengths = numpy.array([len(r) or 1 for r in rows], dtype="int64")
+        self.offsets = numpy.zeros(len(rows), dtype="int64")
+        numpy.cumsum(self.lengths[:-1], out=self.offsets[1:])
+        self.flat = numpy.fromiter((k for r in rows for k in (r or (pad,))), dtype="int64",
+                                   count=int(self.lengths.sum()))
+
+    def take(self, sel: numpy.ndarray) -> tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+        """The batch's indices in one array, where each example starts in it, and the
+        example of each entry."""
+        lengths = self.lengths[sel]
+        starts = numpy.zeros(len(sel), dtype="int64")
+        numpy.cumsum(lengths[:-1], out=starts[1:])
+        owner = numpy.repeat(numpy.arange(len(sel)), lengths)
+        at = numpy.arange(int(lengths.sum())) - starts[owner] + self.offsets[sel][owner]
+        return self.flat[at], starts, owner
 
 
-def _logits(W: numpy.ndarray, flat: numpy.ndarray, owner: numpy.ndarray, n: int) -> numpy.ndarray:
+def _sums(W: numpy.ndarray, flat: numpy.ndarray, starts: numpy.ndarray) -> numpy.ndarray:
     """The sums of the rows of ``W`` each example's features pick."""
-    out = numpy.zeros((n, W.shape[1]), dtype=W.dtype)
-    if len(flat):
-        numpy.add.at(out, owner, W[flat])
-    return out
+    return numpy.add.reduceat(W[flat], starts, axis=0)
 
 
-def _sparse_step(W, sq, touched, inv, per_feature, lr: float, l2: float) -> None:
+class _Groups:
+    """The distinct features of a batch (``touched``) and how to sum a value of each
+    feature occurrence per feature: sorted, then summed by runs (far faster than
+    ``numpy.add.at``)."""
+
+    def __init__(self, flat: numpy.ndarray):
+        self.order = numpy.argsort(flat, kind="stable")
+        ordered = flat[self.order]
+        self.starts = numpy.flatnonzero(numpy.r_[True, ordered[1:] != ordered[:-1]])
+        self.touched = ordered[self.starts]
+
+    def sum(self, per_occurrence: numpy.ndarray) -> numpy.ndarray:
+        return numpy.add.reduceat(per_occurrence[self.order], self.starts, axis=0)
+
+
+def _sparse_step(W, sq, groups: _Groups, per_feature, lr: float, l2: float) -> None:
     """One AdaGrad step on the rows of ``W`` a batch touched (``per_feature``: the
     gradient of each feature occurrence)."""
-    grad = numpy.zeros((len(touched), W.shape[1]))
-    numpy.add.at(grad, inv, per_feature)
-    grad += l2 * W[touched]
+    touched = groups.touched
+    grad = groups.sum(per_feature) + l2 * W[touched]
     sq[touched] += grad * grad
     W[touched] -= lr * grad / numpy.sqrt(sq[touched])
+
+
+def _int8(a: numpy.ndarray) -> tuple[numpy.ndarray, numpy.ndarray]:
+    """``a`` as int8 and one scale per column, ``a ~ q * scale`` (exactly, for an ``a``
+    that is already such a product)."""
+    top = numpy.abs(a).max(axis=0) if len(a) else numpy.zeros(a.shape[1], a.dtype)
+    scale = numpy.where(top > 0, top / 127, 1).astype(a.dtype)
+    return numpy.clip(numpy.rint(a / scale), -127, 127).astype("int8"), scale
 
 
 def _softmax(z: numpy.ndarray) -> numpy.ndarray:

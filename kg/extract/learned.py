@@ -40,18 +40,19 @@ from kg.extract.tokens import doc_text, token_texts
 #: A formula is never part of a name ("§", "L^1", "d>1").
 _FORMULA = re.compile(r"[§\\^<>|{}$]")
 #: Nor an equation, a subscript or a web address ("n=2", "ell_1", "https://...").
-_NOT_A_NAME = re.compile(r"=|_[A-Za-z0-9]\b|://|^www\.")
+_NOT_A_NAME = re.compile(r"=|_[A-Za-z0-9]\b|://|^www\.|^[\d.,]+[A-Za-z]?$")
 
 
 def nameable(text: str) -> bool:
     """Whether a kept candidate may be a name at all: no equation, subscript or web
-    address in it, its brackets close ("O(1/" and "TD(λ" may not), and it does not end
-    in a hyphen (the first half of "CNN- and RNN-based"). Checked when
+    address in it, its brackets close ("O(1/" and "TD(λ" may not), it does not end
+    in a hyphen (the first half of "CNN- and RNN-based"), and it is more than a number
+    with a unit or a letter ("70B", "27.7x", the citation year "2021a"). Checked when
     a record is extracted; the training examples include such spans (as no name), so
     that the shipped model is what ``scripts/train.py`` makes from the same data.
 
-    >>> [nameable(t) for t in ["TD(λ)", "TD(λ", "n_2", "CNN/DailyMail", "https://a.org/x", "CNN-"]]
-    [True, False, False, True, False, False]
+    >>> [nameable(t) for t in ["TD(λ)", "TD(λ", "n_2", "CNN/DailyMail", "https://a.org/x", "CNN-", "2021a", "T5"]]
+    [True, False, False, True, False, False, False, True]
     """
     return balanced(text) and not _NOT_A_NAME.search(text) and not text.endswith("-")
 

@@ -32,7 +32,13 @@ def make_nlp() -> Language:
     # LaTeX markup stays outside names: "\textit{Generalized Method of Moments}", "$\texttt{UNI}$".
     # Markdown emphasis too: "*sufficient subset training*".
     prefixes = [r"\$?\\[A-Za-z]+\{", r"\*+", r"_(?=[A-Za-z])", "§", *nlp.Defaults.prefixes]
-    suffixes = [r"\}\$?[.,;:]?", r"\*+", r"(?<=[A-Za-z])_", "§", *nlp.Defaults.suffixes]
+    # Sizes stay in names: spaCy splits a unit after a digit ("ADE20" "K", "LAION-400" "M",
+    # "Human3.6" "M"), which here only ever cuts a name; "%" still goes. A full stop after a
+    # name that ends in a capital ("Mistral 7B.", "ImageNet-1K.", "XLM-R.", "MoS.") is not part
+    # of it (spaCy splits one only after a lower-case letter or two capitals); "U.S." keeps its.
+    units = [p for p in nlp.Defaults.suffixes if p.startswith("(?<=[0-9])(?:km|")]
+    suffixes = [r"\}\$?[.,;:]?", r"\*+", r"(?<=[A-Za-z])_", "§", r"(?<=[^\s.][A-Z])\.", r"(?<=[0-9])%",
+                *(p for p in nlp.Defaults.suffixes if p not in units)]
     nlp.tokenizer.prefix_search = compile_prefix_regex(prefixes).search
     nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
     nlp.add_pipe("sentencizer")

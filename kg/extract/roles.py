@@ -39,6 +39,22 @@ def _bin(x: float) -> str:
     return str(sum(x > e for e in _EDGES))
 
 
+_CLOSES = frozenset(",.;:)")
+
+
+def _apposition(lowers: list[str], j: int, most: int = 6) -> list[str]:
+    """The words of an apposition right after a name (from "," or "(" to the next
+    punctuation, at most ``most`` words), or none."""
+    if j >= len(lowers) or lowers[j] not in (",", "("):
+        return []
+    out = []
+    for w in lowers[j + 1:j + 1 + most]:
+        if w in _CLOSES or w.isspace():
+            break
+        out.append(w)
+    return out
+
+
 def _methods(kept: list[int], names) -> dict[str, list[int]]:
     """{name: its kept spans} of the names the span classifier calls methods."""
     out: dict[str, list[int]] = {}
@@ -86,7 +102,11 @@ def role_rows(doc: Doc, spans, probs, kept: list[int], names, ctx) -> dict[str, 
             f += ["tprev=" + before, "tnext=" + (ctx.lowers[j] if j < ctx.title_end else "</s>"),
                   f"tonly={not in_abstract}|tprev={before}"]
         if ctx.title_colon >= 0 and any(j <= ctx.title_colon for _, j in where):
-            f.append("thead")
+            # the head of "X: A Dataset of ...", "X: Towards ...": the words after the colon
+            f += ["thead", *("tw=" + w for w in sorted(set(ctx.lowers[ctx.title_colon + 1:ctx.title_end]))
+                                 if any(c.isalnum() for c in w))]
+        # what an apposition says the name is ("PropaGaze, a novel dataset ...", "X (a method ...")
+        f.extend(sorted({"ap=" + w for i, j in where if i >= ctx.title_end for w in _apposition(ctx.lowers, j)}))
         if any(s in defined for s in where):
             f.append("abbr")
         surface = names.surface[g]
