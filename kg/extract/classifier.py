@@ -16,6 +16,7 @@ embeddings in int8), ``hidden_bias.npy``, ``output.npy``, ``output_bias.npy``).
 from __future__ import annotations
 
 import json
+from itertools import chain, repeat
 from pathlib import Path
 
 import numpy
@@ -47,13 +48,12 @@ class SparseSoftmax:
             return numpy.concatenate([self.predict(rows[a:a + CHUNK]) for a in range(0, len(rows), CHUNK)])
         if not rows:
             return numpy.zeros((0, len(self.classes)), "float32")
-        get = self.features.get
         zero = len(self.features)  # the row of zeros after the weights
-        flat: list[int] = []
-        starts: list[int] = []
-        for r in rows:
-            starts.append(len(flat))
-            flat.extend([get(f, zero) for f in r] or [zero])
+        lengths = [len(r) or 1 for r in rows]  # a row without features takes the zeros
+        starts = numpy.zeros(len(rows), dtype="int64")
+        numpy.cumsum(lengths[:-1], out=starts[1:])
+        feats = chain.from_iterable(r or (None,) for r in rows)  # None is no feature
+        flat = numpy.fromiter(map(self.features.get, feats, repeat(zero)), dtype="int64", count=sum(lengths))
         sums = numpy.add.reduceat(self._padded()[flat], starts, axis=0)  # one gather for both parts
         n = len(self.classes)
         logits = sums[:, :n]
