@@ -55,6 +55,20 @@ def _apposition(lowers: list[str], j: int, most: int = 6) -> list[str]:
     return out
 
 
+def _around(lowers: list[str], spans: list[tuple[int, int]], start: int) -> list[str]:
+    """The word before, the two words before and the word after each span (none from
+    before ``start``, the abstract's first token)."""
+    out = set()
+    for i, j in spans:
+        if i > start:
+            out.add("aprev=" + lowers[i - 1])
+        if i > start + 1:
+            out.add(f"aprev2={lowers[i - 2]} {lowers[i - 1]}")
+        if j < len(lowers):
+            out.add("anext=" + lowers[j])
+    return sorted(out)
+
+
 def _methods(kept: list[int], names) -> dict[str, list[int]]:
     """{name: its kept spans} of the names the span classifier calls methods."""
     out: dict[str, list[int]] = {}
@@ -89,6 +103,7 @@ def role_rows(doc: Doc, spans, probs, kept: list[int], names, ctx) -> dict[str, 
              f"rank={min(rank[g], 3)}", f"nprop={min(n_proposed, 4)}", f"lab={names.label[g]}"]
         in_title = any(i < ctx.title_end for i, _ in where)
         in_abstract = [i for i, _ in where if i >= ctx.title_end]
+        in_abstract_spans = [(i, j) for i, j in where if i >= ctx.title_end]
         # how much its mentions also look like a task or a dataset (a paper's new
         # benchmark is proposed, but not as a method)
         for c, tag in ((TASK, "t"), (DATASET, "d")):
@@ -105,6 +120,9 @@ def role_rows(doc: Doc, spans, probs, kept: list[int], names, ctx) -> dict[str, 
             # the head of "X: A Dataset of ...", "X: Towards ...": the words after the colon
             f += ["thead", *("tw=" + w for w in sorted(set(ctx.lowers[ctx.title_colon + 1:ctx.title_end]))
                                  if any(c.isalnum() for c in w))]
+        # the words around its mentions in the abstract ("our X", "the proposed X", "than X",
+        # "X outperforms", "X achieves")
+        f.extend(_around(ctx.lowers, in_abstract_spans, ctx.title_end))
         # what an apposition says the name is ("PropaGaze, a novel dataset ...", "X (a method ...")
         f.extend(sorted({"ap=" + w for i, j in where if i >= ctx.title_end for w in _apposition(ctx.lowers, j)}))
         if any(s in defined for s in where):
