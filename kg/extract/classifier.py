@@ -50,8 +50,7 @@ class SparseSoftmax:
             return numpy.zeros((0, len(self.classes)), "float32")
         zero = len(self.features)  # the row of zeros after the weights
         lengths = [len(r) or 1 for r in rows]  # a row without features takes the zeros
-        starts = numpy.zeros(len(rows), dtype="int64")
-        numpy.cumsum(lengths[:-1], out=starts[1:])
+        starts = _starts(lengths)
         feats = chain.from_iterable(r or (None,) for r in rows)  # None is no feature
         flat = numpy.fromiter(map(self.features.get, feats, repeat(zero)), dtype="int64", count=sum(lengths))
         sums = numpy.add.reduceat(self._padded()[flat], starts, axis=0)  # one gather for both parts
@@ -63,11 +62,21 @@ class SparseSoftmax:
         return _softmax(logits)
 
     def _padded(self) -> numpy.ndarray:
-        """The linear weights and the embeddings side by side, and a row of zeros."""
-        if getattr(self, "_pad", None) is None or self._pad.shape[0] != self.weights.shape[0] + 1:
-            both = self.weights if self.hidden is None else numpy.hstack([self.weights, self.hidden[0]])
-            self._pad = numpy.vstack([both, numpy.zeros((1, both.shape[1]), both.dtype)])
-        return self._pad
+        """The linear weights and the embeddings side by side in one table, and a row of
+        zeros after them (for an unknown feature). The model's own arrays become views
+        of the table, so that the parameters are held once."""
+        pad = getattr(self, "_pad", None)
+        if pad is None or self.weights.base is not pad or (self.hidden is not None and self.hidden[0].base is not pad):
+            n = self.weights.shape[1]
+            width = n + (0 if self.hidden is None else self.hidden[0].shape[1])
+            pad = numpy.zeros((self.weights.shape[0] + 1, width), self.weights.dtype)
+            pad[:-1, :n] = self.weights
+            self.weights = pad[:-1, :n]
+            if self.hidden is not None:
+                pad[:-1, n:] = self.hidden[0]
+                self.hidden = (pad[:-1, n:], *self.hidden[1:])
+            self._pad = pad
+        return pad
 
     # ----------------------------------------------------------------- training
 
@@ -196,14 +205,20 @@ class SparseSoftmax:
         return cls({f: k for k, f in enumerate(names)}, weights, classes, config, hidden)
 
 
+def _starts(lengths) -> numpy.ndarray:
+    """Where each of consecutive runs of these lengths starts."""
+    starts = numpy.zeros(len(lengths), dtype="int64")
+    numpy.cumsum(lengths[:-1], out=starts[1:])
+    return starts
+
+
 class _Rows:
     """The feature indices of all examples in one array, and a batch of them taken out
     (an example without features stands on ``pad``, a row of zeros)."""
 
     def __init__(self, rows: list[list[int]], pad: int):
         self.lengths = numpy.array([len(r) or 1 for r in rows], dtype="int64")
-        self.offsets = numpy.zeros(len(rows), dtype="int64")
-        numpy.cumsum(self.lengths[:-1], out=self.offsets[1:])
+        self.offsets = _starts(self.lengths)
         self.flat = numpy.fromiter((k for r in rows for k in (r or (pad,))), dtype="int64",
                                    count=int(self.lengths.sum()))
 
@@ -211,8 +226,7 @@ class _Rows:
         """The batch's indices in one array, where each example starts in it, and the
         example of each entry."""
         lengths = self.lengths[sel]
-        starts = numpy.zeros(len(sel), dtype="int64")
-        numpy.cumsum(lengths[:-1], out=starts[1:])
+        starts = _starts(lengths)
         owner = numpy.repeat(numpy.arange(len(sel)), lengths)
         at = numpy.arange(int(lengths.sum())) - starts[owner] + self.offsets[sel][owner]
         return self.flat[at], starts, owner

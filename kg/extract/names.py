@@ -204,7 +204,7 @@ def join_title_proposal(doc: Doc, spans, kept: list[int], names: Names, before: 
     where: dict[str, list[int]] = {}
     for k in kept:
         where.setdefault(names.root[k], []).append(spans[k][0])
-    proposed = [g for g, c in names.label.items() if c == 1 and any(i >= first for i in where.get(g, ()))]
+    proposed = [g for g, c in names.label.items() if c == PROPOSED and any(i >= first for i in where.get(g, ()))]
     if len(proposed) != 1:
         return
     for g, starts in where.items():

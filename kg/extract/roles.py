@@ -102,8 +102,8 @@ def role_rows(doc: Doc, spans, probs, kept: list[int], names, ctx) -> dict[str, 
              "rs=" + _bin(sum(p1) / (sum(p1) + sum(p2) + 1e-9)), f"n={min(len(ks), 5)}",
              f"rank={min(rank[g], 3)}", f"nprop={min(n_proposed, 4)}", f"lab={names.label[g]}"]
         in_title = any(i < ctx.title_end for i, _ in where)
-        in_abstract = [i for i, _ in where if i >= ctx.title_end]
         in_abstract_spans = [(i, j) for i, j in where if i >= ctx.title_end]
+        in_abstract = [i for i, _ in in_abstract_spans]
         # how much its mentions also look like a task or a dataset (a paper's new
         # benchmark is proposed, but not as a method)
         for c, tag in ((TASK, "t"), (DATASET, "d")):
@@ -124,7 +124,7 @@ def role_rows(doc: Doc, spans, probs, kept: list[int], names, ctx) -> dict[str, 
         # "X outperforms", "X achieves")
         f.extend(_around(ctx.lowers, in_abstract_spans, ctx.title_end))
         # what an apposition says the name is ("PropaGaze, a novel dataset ...", "X (a method ...")
-        f.extend(sorted({"ap=" + w for i, j in where if i >= ctx.title_end for w in _apposition(ctx.lowers, j)}))
+        f.extend(sorted({"ap=" + w for _, j in in_abstract_spans for w in _apposition(ctx.lowers, j)}))
         if any(s in defined for s in where):
             f.append("abbr")
         surface = names.surface[g]
@@ -171,9 +171,7 @@ class RoleModel:
         (seeds ``seed * 100`` on): one model, steadier than any member."""
         members = [SparseSoftmax.train(rows, labels, epochs=20, lr=0.05, min_count=3, seed=seed * 100 + k,
                                        classes=CLASSES) for k in range(MEMBERS)]
-        first = members[0]  # every member keeps the same features (they depend on the rows only)
-        weights = (sum(m.weights.astype("float64") for m in members) / MEMBERS).astype(first.weights.dtype)
-        return cls(SparseSoftmax(first.features, weights, CLASSES, {**first.config, "members": MEMBERS}))
+        return cls(SparseSoftmax.ensemble(members))
 
     def relabel(self, rows: dict[str, list[str]], names) -> None:
         """Set the class of each name in ``rows`` (a method name) to proposed, used or
