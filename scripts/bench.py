@@ -349,7 +349,7 @@ def main() -> int:
         lines.append(f"+1% rebuild at {n:,}: {results[n]['inc']:.1f} s; "
                      + ", ".join(f"{k} {v:.1f}s" for k, v in st.items() if k not in ("triples", "reuse"))
                      + f"; {st.get('reuse', 'no reuse line')}; peak RSS {results[n]['inc_rss']:.0f} MB (the 99% "
-                       f"build before it, with the cache and the kept resolution state: {results[n]['base_rss']:.0f} MB); "
+                       f"build before it, with the cache: {results[n]['base_rss']:.0f} MB); "
                        f"named-query median on its updated store {results[n]['inc_med'] * 1000:.1f} ms, then on the "
                        f"full build's {results[n]['full_med'] * 1000:.1f} ms; machine speed (one process, "
                        f"{PROBE:,} abstracts) before the first full build, before the rebuild, before the second "

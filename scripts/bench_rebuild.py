@@ -7,7 +7,7 @@ For the code in this checkout and, with ``--against REF``, the code of that comm
 - a full build: ``kg build all.jsonl --workers 2 --no-cache`` into a fresh folder;
 - a +1% rebuild: the first 99% of the records built with a fresh extraction cache
   into a folder (not timed), then all of them into the same folder with that cache
-  (timed: extraction of the 1% new records, kept resolution, reused blocks, store
+  (timed: extraction of the 1% new records, resolution, reused blocks, store
   update).
 
 Each build runs in a fresh process, as ``kg build`` does. The ratios printed are

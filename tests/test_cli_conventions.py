@@ -104,7 +104,22 @@ def test_the_log_speaks_a_users_words_and_details_come_with_verbose(tmp_path):
     assert "68 texts taken from the cache" in again.stderr and "reused the outputs of 68 of 68 papers" in again.stderr
     verbose = subprocess.run([sys.executable, "-m", "kg.cli", "build", "-o", str(tmp_path / "o"), "--cache", cache,
                               "-v"], capture_output=True, text=True)
-    assert "kept resolution state" in verbose.stderr and "write: " in verbose.stderr
+    assert "resolve: " in verbose.stderr and "write: " in verbose.stderr
+
+
+def test_a_build_removes_the_resolution_state_earlier_versions_kept(tmp_path, monkeypatch, capsys):
+    """Earlier versions kept a signed resolution state beside the extraction cache, and its
+    key in the user's cache folder: the first build removes both and says so, once."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))
+    cache, home = tmp_path / "cache", tmp_path / "home-cache" / "abstract-kg"
+    (cache / "kept").mkdir(parents=True)
+    (cache / "kept" / "0123.pickle").write_bytes(b"state")
+    home.mkdir(parents=True)
+    (home / "kept.key").write_bytes(b"k" * 32)
+    for said in (True, False):
+        assert main(["build", "-o", str(tmp_path / "o"), "--cache", str(cache)]) == 0
+        assert ("removed the resolution state" in capsys.readouterr().err) is said
+        assert not (cache / "kept").exists() and not (home / "kept.key").exists()
 
 
 @pytest.mark.slow

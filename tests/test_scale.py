@@ -185,65 +185,6 @@ def test_unreachable_dask_scheduler_is_a_clear_error():
             pass
 
 
-def _in_child(first):
-    """``first.run_in_child()`` in a real forked child (as ``kg build`` runs it), its additions back."""
-    from kg.build.forked import Forked
-
-    return Forked(lambda send: first.run_in_child()).next()
-
-
-@pytest.mark.slow
-def test_corpus_name_pass_in_a_forked_child_gives_what_it_gives_here(tmp_path):
-    """``kg build`` runs the corpus-name pass in a forked child while it loads the kept
-    state; the additions it sends back give this process the very extractions and
-    identities of the pass run here, and the child's cache writes serve the next build."""
-    from kg.extract import extract_first
-
-    users = [_using(i, "QuillFormer and ZorbNet") for i in range(3)] + [_using(9, "plain baselines")]
-    base = corpus(40) + users + [_defining(1, "QuillFormer")]
-    grown = base + [_defining(2, "ZorbNet")]  # a new name: texts already built gain it
-    here_cache, child_cache = ExtractionCache(tmp_path / "here"), ExtractionCache(tmp_path / "child")
-    for recs in (base, grown, base):
-        ids_here, ids_child = {}, {}
-        here = list(extract_first(recs, cache=here_cache, identities=ids_here).finish())
-        first = extract_first(recs, cache=child_cache, identities=ids_child)
-        got = first.apply(_in_child(first))
-        assert got == here == list(extract_records(recs))
-        assert ids_child == ids_here
-    added = {d: i.split("\x00")[1] for d, i in ids_child.items()}
-    assert added["u0"] and not added["u9"]  # the pass added names, and only where they occur
-    for table in ("corpus_pass", "lexicon"):  # the child's cache writes are the ones made here
-        rows = [sorted(c.db.execute(f"SELECT * FROM {table}").fetchall()) for c in (here_cache, child_cache)]
-        assert rows[0] == rows[1] and rows[0]
-    here_cache.close()
-    child_cache.close()
-
-
-def test_corpus_name_pass_of_the_json_lines_child(tmp_path, monkeypatch):
-    """Staging's child runs the pass, then writes extractions.jsonl from what it then has:
-    the file this process would write; without fork (Windows), the same, run here."""
-    from kg.extract import extract_first
-    from kg.build.jsonl import extractions_jsonl
-    from kg.build.staging import Staging
-
-    recs = corpus(20) + [_using(1, "ZorbNet"), _defining(2, "ZorbNet")]
-    want = extractions_jsonl(extract_records(recs))
-    for fork in (True, False):
-        if not fork:
-            monkeypatch.delattr(os, "fork")
-        cache = ExtractionCache(tmp_path / f"c{fork}")
-        first = extract_first(recs, cache=cache)
-        with Staging(tmp_path / f"out{fork}") as staging:
-            staging.start(None, recs, corpus=first)
-            got = first.apply(staging.additions())
-            timings = staging.wait()
-            assert (staging.tmp / "extractions.jsonl").read_text(encoding="utf-8") == want
-            staging.abort()
-        assert extractions_jsonl(got) == want
-        assert set(timings) == {"early:jsonl", "early:corpus-pass"}
-        cache.close()
-
-
 @pytest.mark.slow
 def test_a_build_of_cached_texts_does_not_import_spacy(tmp_path):
     """spaCy is imported where a text goes through the pipeline: a build whose texts are all

@@ -1,4 +1,3 @@
 """Build: the pipeline that runs the stages (``pipeline``), the folder it writes
 into (``staging``, ``lock``), the writing of the outputs (``outputs``, ``jsonl``,
-``forked``), and the reuse of an earlier build's work (``kept`` and ``kept_files``
-for resolution, ``reuse`` and ``writeback`` for the files)."""
+``forked``), and the reuse of an earlier build's files (``reuse``, ``writeback``)."""

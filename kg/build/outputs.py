@@ -10,8 +10,8 @@ in whole at the end. Two processes share the work, each with a fixed role:
   full build (Oxigraph loads graph.nt in Rust, without the GIL, on the second core
   while the views are drawn), and by a forked child in an incremental one: it
   digests the units, copies the unchanged blocks from the last build's files, sends
-  the store's changes (the update runs in a thread here), then writes the kept
-  resolution state, graph.json and the build state.
+  the store's changes (the update runs in a thread here), then writes graph.json
+  and the build state.
 """
 from __future__ import annotations
 
@@ -107,8 +107,7 @@ def _index_html(stats: dict, views: list[tuple], files) -> str:
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
                   base: str = DEFAULT_BASE, n_records: int | None = None, records=None,
                   timings: dict | None = None, formats=tuple(RDF_FORMATS), reuse: bool = True,
-                  talk: Talk | None = None, staging: Staging | None = None, keep=None, known: dict | None = None,
-                  store_compaction: str = "auto", skipped: int = 0) -> dict:
+                  talk: Talk | None = None, staging: Staging | None = None, store_compaction: str = "auto", skipped: int = 0) -> dict:
     """Write every output of a build into ``outdir`` (replaced atomically); returns the stats.
 
     ``timings``, if given, receives the seconds each part took. ``formats`` are the RDF
@@ -117,10 +116,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     ``outdir`` are copied from its files and its store is updated, not rebuilt (see
     :mod:`kg.build.reuse`; the same bytes as without). ``talk`` (:class:`~kg.build.talk.Talk`)
     hears how much was reused, or why nothing was, and shows the progress. ``staging`` is the build's folder if it was made
-    before the graph (its JSON Lines files then started). ``keep(digests)``, if given,
-    writes the state the next build resolves from (:mod:`kg.build.kept`); ``known`` (unit
-    -> digest) are the digests of units unchanged since they were made
-    (:func:`kg.build.reuse.unit_digests`). ``store_compaction``: when an updated store is
+    before the graph (its JSON Lines files then started). ``store_compaction``: when an updated store is
     compacted (``auto``, ``always``, ``never``; see :func:`kg.rdf.store.compact_after`).
     ``skipped``: the records left out as invalid (for the stats)."""
     formats = rdf_formats(formats)
@@ -132,7 +128,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
         raise ValueError(f"the staging folder {staging.tmp} is not that of {outdir}")
     write, talk = None, talk or Talk()
     try:
-        write = _Write(G, staging, base, formats, keep, known, timings if timings is not None else {})
+        write = _Write(G, staging, base, formats, timings if timings is not None else {})
         write.bar = talk.bar("writing", 2 + sum(job not in staging.started for job in JOBS), "steps")
         old, why = read_state(outdir, base, [*formats, "json.nodes", "json.links"]) if reuse \
             else (None, "a full build was asked for")
@@ -162,9 +158,9 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
 class _Write:
     """One build's write into its staging folder (see the module docstring)."""
 
-    def __init__(self, G, staging: Staging, base: str, formats: list[str], keep, known, timings: dict):
+    def __init__(self, G, staging: Staging, base: str, formats: list[str], timings: dict):
         self.G, self.tmp, self.outdir = G, staging.tmp, staging.outdir
-        self.base, self.formats, self.keep, self.known, self.timings = base, formats, keep, known, timings
+        self.base, self.formats, self.timings = base, formats, timings
         self.sinks = {f: Sink(self.tmp / RDF_FORMATS[f]) for f in formats}
         self.sinks["json"] = Sink(self.tmp / "graph.json")
         self.nt_path = self.tmp / RDF_FORMATS["nt"]
@@ -195,7 +191,7 @@ class _Write:
     def start_blocks(self, old: dict | None, compact_runs) -> None:
         self.old, self.compact_runs = old, compact_runs
         if old is None:
-            digests = unit_digests(self.G, self.known, self.usages())
+            digests = unit_digests(self.G, self.usages())
             self.lap("digest")
             self.write_here(digests)
             self.lap("blocks")
@@ -219,10 +215,10 @@ class _Write:
     def write_in_child(self, send) -> dict:
         """The forked block writer: digest the units; if too few are unchanged, return
         the digests (the parent writes in full). Else write the RDF blocks, send the
-        store's changes, then write the kept state, graph.json and the build state."""
+        store's changes, then write graph.json and the build state."""
         seconds: dict[str, float] = {}
         t = time.perf_counter()
-        digests = unit_digests(self.G, self.known, self.usages())
+        digests = unit_digests(self.G, self.usages())
         blocks = Blocks(digests, self.sinks, self.old, self.outdir)
         seconds["digest"] = time.perf_counter() - t
         if blocks.share_reusable() < DELTA_MIN_SHARE:
@@ -233,10 +229,9 @@ class _Write:
         seconds["rdf"] = time.perf_counter() - t
         send({"changes": blocks.changed_triples(self.outdir / RDF_FORMATS["nt"], self.nt_path),
               "triples": triples}, now=True)
-        steps = [("kept", lambda: self.keep(digests)) if self.keep is not None else None,
-                 ("graph.json", lambda: self.write_json_file(blocks)),
+        steps = [("graph.json", lambda: self.write_json_file(blocks)),
                  ("build-state", lambda: self.write_build_state(blocks))]
-        for name, step in filter(None, steps):
+        for name, step in steps:
             t = time.perf_counter()
             step()
             seconds[name] = time.perf_counter() - t
@@ -307,17 +302,13 @@ class _Write:
             self.bar.update()
 
     def finish_blocks(self) -> None:
-        """Wait for the child, if any; then, if the blocks were written here, the kept
-        state and the build state."""
+        """Wait for the child, if any; then, if the blocks were written here, the build state."""
         while self.child is not None and not self.child.done:
             self.take(self.child.next())
         self.lap("blocks-wait")
         if self.child is not None:
             self.bar.update()
         if self.blocks is not None:
-            if self.keep is not None:
-                self.keep(self.blocks.digests)
-                self.lap("kept")
             self.write_build_state(self.blocks)
             self.lap("state")
 

@@ -6,31 +6,30 @@ stages (:func:`read`, :func:`extract`, :func:`resolve`) in memory and
 Both give the same files.
 
 A build into a folder also overlaps its stages on a second core: the JSON Lines files
-(and, with a cache, the corpus-name pass) are written by a forked child of the
-staging folder while this process resolves, and the outputs of an earlier build in
-the folder are reused where unchanged (:mod:`kg.build.kept`, :mod:`kg.build.reuse`).
+are written by a forked child of the staging folder while this process resolves, and
+the outputs of an earlier build in the folder are reused where unchanged
+(:mod:`kg.build.reuse`).
 """
 from __future__ import annotations
 
 import contextlib
-import functools
-import os
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import networkx as nx
 
-from kg.build.kept import Resolution, resolve_graph
-from kg.build.lock import output_lock
 from kg.build.outputs import RDF_FORMATS, rdf_formats, write_outputs
 from kg.build.staging import Staging
 from kg.build.talk import Talk
-from kg.extract import extract_first, extract_records
+from kg.extract import extract_records
 from kg.ingest import input_files, read_records, sample_paths
 from kg.model import Extraction, Record
 from kg.rdf.namespace import DEFAULT_BASE
 from kg.resolve.algorithms import edge_count
+from kg.resolve.entities import resolve as resolve_entities
+from kg.resolve.graph import build_graph
 
 
 @dataclass
@@ -60,7 +59,7 @@ def extract(records: list[Record]) -> list[Extraction]:
 
 def resolve(records: list[Record], extractions: list[Extraction]) -> nx.MultiDiGraph:
     """Resolve: the typed graph of the records' extractions."""
-    return resolve_graph(records, extractions).G
+    return build_graph(resolve_entities(records, extractions))
 
 
 @dataclass
@@ -81,54 +80,39 @@ def build(sources, out: str | Path, options: BuildOptions | None = None, talk: T
     t0 = time.perf_counter()
     formats = rdf_formats(options.formats)  # a typo fails now, not after extraction
     files = [f for src in sources for f in input_files(src)] if sources else sample_paths()
-    with output_lock(out):  # before extraction: a second build into the folder fails at once
+    # the folder's lock is taken before extraction, and held to the swap: a second build into it fails at once
+    with Staging(out) as staging:
         skipped: list[str] = []
         records = read(files, options.skip_invalid, talk.warn, skipped)
         talk.say(f"read {len(records):,} records from {len(files):,} file{'s' if len(files) != 1 else ''}"
                  + (f"; skipped {len(skipped):,} invalid" if skipped else ""))
         talk.detail(f"ingest: {time.perf_counter() - t0:.2f}s")
-        cache = _open_cache(options)
-        identities = {} if cache is not None else None  # each record's extraction identity (kg.build.kept)
         t = time.perf_counter()
-        first, extractions, hits = _extract_first(records, options, cache, identities, talk)
-        with Staging(out) as staging:
-            extractions, kept = _finish_extraction(first, extractions, records, staging, cache, out, talk)
-            first = None  # the first pass's results: all in the extractions now
-            talk.say(f"extracted {sum(len(e.mentions) for e in extractions):,} mentions from {len(records):,} "
-                     f"records in {time.perf_counter() - t:.1f} s" + hits)
-            talk.detail(f"extract: {time.perf_counter() - t:.2f}s")
-            t = time.perf_counter()
-            res = resolve_graph(records, extractions, identities, kept.previous)
-            kept.previous = None  # its graph's unchanged parts live on in the new one
-            again = f" ({res.papers - res.resolved:,} unchanged papers taken from the last build)" \
-                if res.resolved < res.papers else ""
-            talk.say(f"resolved {res.G.number_of_nodes():,} nodes and {edge_count(res.G):,} links{again}")
-            talk.detail(f"resolve: {time.perf_counter() - t:.2f}s")
-            t, timings = time.perf_counter(), {}
-            stats = write_outputs(res.G, extractions, out, base=options.base, n_records=len(records),
-                                  records=records, timings=timings, formats=formats, reuse=options.use_cache,
-                                  store_compaction=options.store_compaction, talk=talk, staging=staging,
-                                  keep=kept.saver(res), known=res.known, skipped=len(skipped))
+        extractions, hits = _extract(records, options, talk)
+        talk.say(f"extracted {sum(len(e.mentions) for e in extractions):,} mentions from {len(records):,} "
+                 f"records in {time.perf_counter() - t:.1f} s" + hits)
+        talk.detail(f"extract: {time.perf_counter() - t:.2f}s")
+        staging.start(extractions, records)  # the JSON Lines files, by a forked child while this resolves
+        t = time.perf_counter()
+        G = resolve(records, extractions)
+        talk.say(f"resolved {G.number_of_nodes():,} nodes and {edge_count(G):,} links")
+        talk.detail(f"resolve: {time.perf_counter() - t:.2f}s")
+        t, timings = time.perf_counter(), {}
+        stats = write_outputs(G, extractions, out, base=options.base, n_records=len(records),
+                              records=records, timings=timings, formats=formats, reuse=options.use_cache,
+                              store_compaction=options.store_compaction, talk=talk, staging=staging,
+                              skipped=len(skipped))
     seconds = time.perf_counter() - t
     talk.detail(f"write: {seconds:.2f}s ({stats['triples']} triples; "
                 + ", ".join(f"{k} {v:.2f}s" for k, v in timings.items()) + ")")
     talk.say(f"wrote {out}/ ({stats['triples']:,} triples) in {seconds:.1f} s")
-    return Built(stats, records, extractions, res.G, time.perf_counter() - t0)
+    return Built(stats, records, extractions, G, time.perf_counter() - t0)
 
 
-def _open_cache(options: BuildOptions):
-    if not options.use_cache:
-        return None
-    from kg.extract.cache import ExtractionCache, default_cache_dir
-
-    return ExtractionCache(options.cache or default_cache_dir())
-
-
-def _extract_first(records, options: BuildOptions, cache, identities, talk: Talk) -> tuple:
-    """The spaCy pass (cached texts read, the others extracted), on a Dask cluster if asked:
-    (the corpus-name pass to run, the extractions if it ran here already, the log's word on
-    the cache). Without a kept state to load meanwhile (no cache), on Dask or without fork,
-    the corpus-name pass runs here and now."""
+def _extract(records: list[Record], options: BuildOptions, talk: Talk) -> tuple[list[Extraction], str]:
+    """The extractions (cached texts read, the others extracted; on a Dask cluster if asked)
+    and the log's word on the cache."""
+    cache = _open_cache(options, talk)
     with contextlib.ExitStack() as stack:
         client = None
         if options.dask:
@@ -136,57 +120,32 @@ def _extract_first(records, options: BuildOptions, cache, identities, talk: Talk
 
             client = stack.enter_context(dask_client(options.dask, options.workers))
             talk.say(f"extracting on {len(client.scheduler_info().get('workers', ()))} Dask workers at {options.dask}")
-        first = extract_first(records, workers=options.workers, cache=cache, dask=client,
-                              progress=talk.counter("extracting", "texts"), identities=identities)
-        extractions = None
-        if cache is None or client is not None or not hasattr(os, "fork"):
-            extractions = list(first.finish())
-    hits = ""
-    if cache is not None:
-        hits = f"; {cache.hits:,} texts taken from the cache" if cache.hits else ""
-        cache.close()  # a forked child opens its own connection
-    return first, extractions, hits
+        extractions = list(extract_records(records, workers=options.workers, cache=cache, dask=client,
+                                           progress=talk.counter("extracting", "texts")))
+    if cache is None:
+        return extractions, ""
+    cache.close()  # before the forked children of the write stage
+    return extractions, f"; {cache.hits:,} texts taken from the cache" if cache.hits else ""
 
 
-@dataclass
-class _Kept:
-    """The last build's kept resolution state (or none) and where this build's goes."""
+def _open_cache(options: BuildOptions, talk: Talk):
+    if not options.use_cache:
+        return None
+    from kg.extract.cache import ExtractionCache, default_cache_dir
 
-    previous: object = None
-    path: Path | None = None
-
-    def saver(self, res: Resolution):
-        from kg.build.kept_files import save_kept
-        from kg.extract.cache import default_cache_dir
-
-        return None if self.path is None else functools.partial(save_kept, self.path, res.kept, default_cache_dir())
+    folder = Path(options.cache or default_cache_dir())
+    _remove_resolution_state(folder, default_cache_dir(), talk)
+    return ExtractionCache(folder)
 
 
-def _finish_extraction(first, extractions, records, staging: Staging, cache, out, talk: Talk) -> tuple[list, _Kept]:
-    """The extractions, with the JSON Lines files started in the staging folder's child,
-    and the kept state loaded. With a cache, the corpus-name pass runs in that child while
-    this process loads the kept state (loaded after the fork: its pages, written by the
-    resolution, would otherwise be shared with the child and copied first)."""
-    staging.start(extractions, records, corpus=first if extractions is None else None)
-    kept = _load_kept(cache, out, talk) if cache is not None else _Kept()
-    if extractions is None:  # the corpus-name pass's additions, from the child
-        extractions = first.apply(staging.additions())
-    return extractions, kept
-
-
-def _load_kept(cache, out, talk: Talk) -> _Kept:
-    """The kept state of the last build into ``out`` (if any, and signed by this user's builds)."""
-    from kg.build.kept_files import load_kept, signing_key, state_path
-    from kg.extract.cache import default_cache_dir
-
-    t = time.perf_counter()
-    kept = _Kept(path=state_path(cache.folder, out))
-    try:
-        signing_key(default_cache_dir())  # made now if need be: a build that cannot sign keeps nothing
-        kept.previous, why = load_kept(kept.path, default_cache_dir())
-    except OSError as exc:
-        kept.path, why = None, f"no signing key in {default_cache_dir()}: {exc.strerror}"
-    took = time.perf_counter() - t
-    talk.detail(f"kept resolution state: none ({why}), {took:.2f}s" if kept.previous is None
-                else f"kept resolution state: {len(kept.previous.papers):,} papers, loaded in {took:.2f}s")
-    return kept
+def _remove_resolution_state(cache: Path, home: Path, talk: Talk) -> None:
+    """Remove what builds of earlier versions kept between builds beside the extraction
+    cache: a resolution state per output folder (``kept/``) and the key that signed it."""
+    gone = [p for p in (cache / "kept", home / "kept.key") if p.exists()]
+    for path in gone:
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    if gone:
+        talk.say(f"removed the resolution state that earlier versions kept in {cache} (builds keep none now)")

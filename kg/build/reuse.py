@@ -68,18 +68,13 @@ def _digest_bytes(data: bytes) -> str:
 DIGESTED = ("Paper", "Method", "Task", "Dataset", "CodeRepository")
 
 
-def unit_digests(G, known: dict[str, str] | None = None, usages: dict | None = None) -> dict[str, str]:
+def unit_digests(G, usages: dict | None = None) -> dict[str, str]:
     """A digest of what each paper's and entity's blocks are written from: the node's
     attributes, its out-links with all their data (mentions field by field), for
     an entity, how many papers link to it (``kg:paperCount``) and, for a task, its
     method usages (their methods, names and counts). Equal digests mean
     equal blocks in every output. Venues (their statistics read their papers' links)
     and the extraction run have none: they are always written.
-
-    ``known`` (unit -> digest) gives the digests of units known to be as they were
-    when those digests were made (the papers a kept resolution took unchanged from
-    its last graph, :mod:`kg.build.kept`): they are not made again (their mentions are
-    most of the work).
 
     >>> import networkx as nx
     >>> from kg.model import Mention
@@ -94,8 +89,6 @@ def unit_digests(G, known: dict[str, str] | None = None, usages: dict | None = N
     >>> d2 = unit_digests(G)
     >>> d2["paper/a"] != d1["paper/a"], d2["task/t"] != d1["task/t"]  # new evidence; one more paper
     (True, True)
-    >>> unit_digests(G, known={"paper/a": d2["paper/a"]}) == d2
-    True
     >>> G.add_node("method/m", type="Method", label="m", name="m", aliases=[])
     >>> _ = G.add_edge("paper/b", "method/m", key="usesMethod", mentions=[])
     >>> d3 = unit_digests(G)
@@ -106,7 +99,6 @@ def unit_digests(G, known: dict[str, str] | None = None, usages: dict | None = N
     True
     """
     out = {}
-    known = known or {}
     if usages is None:
         usages = usage_table(G)
     nodes, succ, pred = G._node, G._succ, G._pred  # networkx's documented adjacency: node -> neighbour -> key -> data
@@ -115,9 +107,6 @@ def unit_digests(G, known: dict[str, str] | None = None, usages: dict | None = N
     for n, d in nodes.items():
         t = d.get("type")
         if t not in DIGESTED:
-            continue
-        if n in known:
-            out[n] = known[n]
             continue
         payload = [n, d]
         if t != "Paper":

@@ -76,52 +76,27 @@ class Staging:
         os.chmod(self.tmp, 0o777 & ~_umask())
         self.started: tuple[str, ...] = ()
         self._child: Forked | None = None
-        self._pass_pending = False  # the child runs a corpus-name pass whose additions are not taken yet
-        self._pass_seconds: float | None = None  # the seconds it took, once taken
 
-    def start(self, extractions: list[Extraction] | None, records, corpus=None) -> None:
-        """Write ``extractions.jsonl`` and ``records.jsonl`` in a forked child, now. Given
-        ``corpus`` (a :class:`kg.extract.CorpusPass`) instead of the ``extractions``, the
-        child first runs that corpus-name pass, whose additions :meth:`additions` gives
-        this process, and writes the extractions it then has."""
+    def start(self, extractions: list[Extraction], records) -> None:
+        """Write ``extractions.jsonl`` and ``records.jsonl`` in a forked child, now."""
         tmp = self.tmp
 
         def child(send) -> float:
-            final = extractions
-            if corpus is not None:
-                t = time.perf_counter()
-                additions = corpus.run_in_child()
-                send((additions, time.perf_counter() - t))
-                final = corpus.extractions()
             t = time.perf_counter()
             for name in ("extractions.jsonl", "records.jsonl"):
-                write_jsonl(tmp, name, final, records)
+                write_jsonl(tmp, name, extractions, records)
             return time.perf_counter() - t
 
         self.started = ("extractions.jsonl", "records.jsonl")
         self._child = Forked(child)
-        self._pass_pending = corpus is not None
-
-    def additions(self) -> list:
-        """What the child's corpus-name pass added to each text (see :meth:`start`): waits for it."""
-        if self._child is None or not self._pass_pending:
-            raise RuntimeError("no corpus-name pass is under way in the child")
-        additions, self._pass_seconds = self._child.next()
-        self._pass_pending = False
-        return additions
 
     def wait(self) -> dict:
         """Wait for the files :meth:`start` began (raising the child's error, if any);
         returns the seconds they took, as timings."""
         if self._child is None:
             return {}
-        if self._pass_pending:
-            self.additions()  # the pass's message comes first
         child, self._child = self._child, None
-        out = {"early:jsonl": child.next()}
-        if self._pass_seconds is not None:
-            out["early:corpus-pass"] = self._pass_seconds
-        return out
+        return {"early:jsonl": child.next()}
 
     def abort(self) -> None:
         """Stop the child and remove the folder (a failed build)."""

@@ -18,7 +18,7 @@ from kg.extract.propagate import (_pattern, add_entities, build_lexicon, changed
 from kg.extract.normalize import KEYWORDS_MARK, normalize_record
 from kg.extract.version import PIPELINE_VERSION
 
-__all__ = ["extract_records", "extract_first", "CorpusPass", "extract_text", "PIPELINE_VERSION", "make_nlp", "get_nlp"]
+__all__ = ["extract_records", "extract_text", "PIPELINE_VERSION", "make_nlp", "get_nlp"]
 
 _TITLE_SEP = ". "
 
@@ -238,8 +238,7 @@ def _first_pass_pool(workers: int, new: int, cached: int) -> int:
 
 
 def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, corpus_names: bool = True,
-                    workers: int = 1, cache=None, progress=None, dask=None,
-                    identities: dict | None = None) -> Iterator[Extraction]:
+                    workers: int = 1, cache=None, progress=None, dask=None) -> Iterator[Extraction]:
     """One :class:`Extraction` per record, in input order.
 
     Records with the same title and abstract are processed once. With
@@ -250,21 +249,8 @@ def extract_records(records: Iterable[Record], batch_size: int = 64, nlp=None, c
     results too; every worker must have this version of abstract-kg installed).
     ``cache`` (an :class:`~kg.extract.cache.ExtractionCache`) skips texts seen
     before by this pipeline version. ``progress(done, total)`` is called as
-    texts are done. With a ``cache``, ``identities`` (a dict), if given, receives an
-    identity of each record's extraction ({doc: str}): equal identities, equal
-    extractions (the text's cache key and what the corpus-name pass added to it).
+    texts are done.
     """
-    return extract_first(records, batch_size, nlp, corpus_names, workers, cache, progress, dask,
-                         identities).finish()
-
-
-def extract_first(records: Iterable[Record], batch_size: int = 64, nlp=None, corpus_names: bool = True,
-                  workers: int = 1, cache=None, progress=None, dask=None,
-                  identities: dict | None = None) -> "CorpusPass":
-    """:func:`extract_records` up to its corpus-name pass: the spaCy pass done (and cached),
-    the corpus-name pass still to run (:class:`CorpusPass`; its ``finish()`` gives what
-    :func:`extract_records` gives)."""
-    global _POOL_NLP
     records = list(records)
     texts: dict[str, tuple[int, str]] = {}
     text_of: list[str] = []  # each record's text, in record order
@@ -272,13 +258,30 @@ def extract_first(records: Iterable[Record], batch_size: int = 64, nlp=None, cor
         text, tlen = _text_of(rec)
         texts.setdefault(text, (tlen, rec.abstract))
         text_of.append(text)
+    keys = None
+    if cache is not None:
+        from kg.extract.cache import text_key
+
+        keys = {t: text_key(t, texts[t][0]) for t in texts}
+    done = _spacy_pass(texts, keys, batch_size, nlp, workers, cache, progress, dask)
+    with gc_paused():
+        _corpus_pass(texts, done, corpus_names, workers, dask, cache, keys)
+        out = []
+        for rec, text in zip(records, text_of):
+            ex = done[text][0]
+            out.append(Extraction(rec.doc, ex.entities, ex.github, ex.mentions))  # every field; faster than dataclasses.replace
+    return iter(out)
+
+
+def _spacy_pass(texts: dict[str, tuple[int, str]], keys: dict[str, str] | None, batch_size: int, nlp, workers: int,
+                cache, progress, dask) -> dict[str, tuple[Extraction, list]]:
+    """The first pass of :func:`extract_records`: text -> (extraction, sentence spans), the
+    cached texts decoded and the others through spaCy (then cached)."""
+    global _POOL_NLP
     done: dict[str, tuple[Extraction, list]] = {}
     todo = list(texts)
     stored: dict[str, str] = {}  # text -> its first-pass result in the cache, not yet decoded
     if cache is not None:
-        from kg.extract.cache import text_key
-
-        keys = {t: text_key(t, texts[t][0]) for t in todo}
         hits = cache.get_encoded(list(keys.values()))
         stored = {t: hits[k] for t, k in keys.items() if k in hits}
         todo = [t for t in todo if t not in stored]
@@ -332,161 +335,83 @@ def extract_first(records: Iterable[Record], batch_size: int = 64, nlp=None, cor
     if cache is not None and fresh:
         cache.put_many({keys[t]: encoded.get(t) or r for t, r in fresh.items()})
     done.update(fresh)
-    return CorpusPass(records, text_of, texts, done, corpus_names, workers, dask, cache,
-                      keys if cache is not None else None, identities)
-
-
-class CorpusPass:
-    """The corpus-name pass still to run over the first-pass results of :func:`extract_first`.
-
-    :meth:`finish` runs it here and gives the final extractions, in record order. Or a
-    forked child runs it (:meth:`run_in_child`, which does its cache writes on a connection
-    of its own and returns what the pass added to each text), and this process, meanwhile
-    free for other work, takes those additions with :meth:`apply`: the same extractions
-    (and ``identities``) as :meth:`finish` would give, from the same encoding of what the
-    pass added that the cache and the worker processes use. The child then has the final
-    extractions too (:meth:`extractions`)."""
-
-    def __init__(self, records, text_of, texts, done, corpus_names, workers, dask, cache, keys, identities):
-        self.records, self.text_of, self.texts, self.done = records, text_of, texts, done
-        self.corpus_names, self.workers, self.dask, self.cache = corpus_names, workers, dask, cache
-        self.keys, self.identities = keys, identities
-        self._added: dict | None = None  # what the pass added, once it ran in this process
-
-    def finish(self) -> Iterator[Extraction]:
-        """The corpus-name pass, here; the final extractions."""
-        with gc_paused():
-            self._added = _corpus_pass(self.texts, self.done, self.corpus_names, self.workers, self.dask,
-                                       self.cache, self.keys, encode_all=self.identities is not None)
-            self._identify()
-            return iter(self.extractions())
-
-    def run_in_child(self) -> list:
-        """In a forked child: the pass (with a connection of its own to the cache); returns, for
-        each text in order, what the pass added to it (as the cache stores it, or None)."""
-        cache = self.cache.reopen() if self.cache is not None else None
-        with gc_paused():
-            self._added = _corpus_pass(self.texts, self.done, self.corpus_names, self.workers, self.dask,
-                                       cache, self.keys, encode_all=True)
-        if cache is not None:
-            cache.close()
-        return [self._added.get(t) for t in self.texts]
-
-    def apply(self, additions: list) -> list[Extraction]:
-        """The final extractions from what :meth:`run_in_child` returned (in a process without
-        ``fork``, where it ran here, the extractions it made)."""
-        if self._added is None:  # the pass ran in a child: its additions, made here
-            done, added = self.done, {}
-            with gc_paused():
-                for t, value in zip(self.texts, additions):
-                    if value is not None:
-                        ex, sents = done[t]
-                        done[t] = (add_entities(ex, decode_added(value, ex)), sents)
-                        added[t] = value
-            self._added = added
-        self._identify()
-        return self.extractions()
-
-    def _identify(self) -> None:
-        """Each record's identity into ``identities``, if given, with a cache: its text's key and
-        what the pass added to it."""
-        added, keys, identities = self._added, self.keys, self.identities
-        if identities is not None and keys is not None:
-            for rec, text in zip(self.records, self.text_of):
-                identities[rec.doc] = f"{keys[text]}\x00{added.get(text) or ''}"
-
-    def extractions(self) -> list[Extraction]:
-        """The final extractions, in record order, once the pass ran."""
-        done = self.done
-        out = []
-        for rec, text in zip(self.records, self.text_of):
-            ex = done[text][0]
-            out.append(Extraction(rec.doc, ex.entities, ex.github, ex.mentions))  # every field; faster than dataclasses.replace
-        return out
+    return done
 
 
 def _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id) -> tuple[list[str], list[str]]:
     """Puts into ``done`` the corpus-name pass results ``cache`` holds that still hold
     under ``lexicon``: those computed under it, and those computed under another
     lexicon for texts in which no form whose entry differs occurs (see
-    :func:`~kg.extract.propagate.changed_forms`). Returns the texts left to do,
-    the keys of the results to relabel as computed under ``lexicon`` and, for each
-    text done, what the pass added (as stored, or None)."""
+    :func:`~kg.extract.propagate.changed_forms`). Returns the texts left to do and
+    the keys of the results to relabel as computed under ``lexicon``."""
     rows = cache.get_final([keys[t] for t in texts])
     by_lexicon: dict[str, list[str]] = {}
     for t in texts:
         row = rows.get(keys[t])
         if row is not None:
             by_lexicon.setdefault(row[0], []).append(t)
-    valid, relabel = [], []
+    valid, relabel = set(), []
     for old_id, ts in by_lexicon.items():
         if old_id == lexicon_id:
-            valid += ts
+            valid.update(ts)
             continue
         old = cache.get_lexicon(old_id)
         if old is None:
             continue
         rx = substring_regex(changed_forms(lexicon, old))
         still = [t for t in ts if rx is None or not rx.search(texts[t][1])]
-        valid += still
+        valid.update(still)
         relabel += [keys[t] for t in still]
     for t in valid:
         value = rows[keys[t]][1]
         if value is not None:
             ex, sents = done[t]
             done[t] = (add_entities(ex, decode_added(value, ex)), sents)
-    added = {t: rows[keys[t]][1] for t in valid}
-    return [t for t in texts if t not in added], relabel, added
+    return [t for t in texts if t not in valid], relabel
 
 
-def _corpus_pass(texts, done, corpus_names, workers, dask, cache=None, keys=None,
-                 encode_all: bool = False) -> dict[str, str | None]:
+def _corpus_pass(texts, done, corpus_names, workers, dask, cache=None, keys=None) -> None:
     """The corpus-name pass over the first-pass results ``done`` (updated in place). With
     ``cache`` (and the texts' cache ``keys``), results stored by an earlier build that
-    still hold are reused and only the other texts are passed over. Returns what the pass
-    added to each text, as the cache stores it (:func:`~kg.extract.cache.encode_added`):
-    every addition with a cache or with ``encode_all``; else only those computed elsewhere
-    (worker processes, Dask) or stored."""
+    still hold are reused, only the other texts are passed over, and what the pass
+    added to them is stored (:func:`~kg.extract.cache.encode_added`)."""
     global _POOL_STATE
-    added: dict[str, str | None] = {}  # text -> what the corpus-name pass added (as the cache stores it)
-    if corpus_names:
-        lexicon = build_lexicon(done[t][0] for t in texts)
-        pattern = _pattern(lexicon)
-        todo, relabel, lexicon_id = list(texts), [], None
-        if cache is not None and pattern is not None:
-            forms = lexicon_json(lexicon)
-            lexicon_id = lexicon_digest(forms)
-            todo, relabel, added = _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id)
-        finals: dict[str, str | None] = {}  # text -> what the pass added, as the cache stores it
-        if pattern is not None and (dask is not None or (workers > 1 and len(todo) >= SECOND_PASS_POOL_MIN)):
-            n = _n_workers(workers, dask)
-            size = max(100, len(todo) // (n * 4) + 1)
-            chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
-            _POOL_STATE = (texts, done, lexicon, pattern)
-            try:
-                for chunk, results in _map_chunks("second", chunks, workers, dask):
-                    for t, new in zip(chunk, results):
-                        ex, sents = done[t]
-                        if isinstance(new, str):  # from a forked worker: what it added
-                            done[t] = (add_entities(ex, decode_added(new, ex)), sents)
-                        elif new is not None:  # from Dask: the whole extraction
-                            done[t] = (new, sents)
-                            new = encode_added(new, ex)
-                        finals[t] = new
-            finally:
-                _POOL_STATE = None
-        else:
-            want = lexicon_id is not None or encode_all  # what the pass added, encoded
-            for t in todo:
-                ex, sents = done[t]
-                new = propagate(ex, texts[t][1], lexicon, pattern, sents)
-                done[t] = (new, sents)
-                finals[t] = encode_added(new, ex) if want and new is not ex else None
-        added.update(finals)
-        if lexicon_id is not None:
-            cache.put_final(lexicon_id, {keys[t]: v for t, v in finals.items()}, relabel)
-            cache.put_lexicon(lexicon_id, forms)  # after: results just relabelled survive the oldest lexicon
-    return added
+    if not corpus_names:
+        return
+    lexicon = build_lexicon(done[t][0] for t in texts)
+    pattern = _pattern(lexicon)
+    todo, relabel, lexicon_id = list(texts), [], None
+    if cache is not None and pattern is not None:
+        forms = lexicon_json(lexicon)
+        lexicon_id = lexicon_digest(forms)
+        todo, relabel = _stored_corpus_pass(cache, keys, texts, done, lexicon, lexicon_id)
+    finals: dict[str, str | None] = {}  # text -> what the pass added, as the cache stores it
+    if pattern is not None and (dask is not None or (workers > 1 and len(todo) >= SECOND_PASS_POOL_MIN)):
+        n = _n_workers(workers, dask)
+        size = max(100, len(todo) // (n * 4) + 1)
+        chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+        _POOL_STATE = (texts, done, lexicon, pattern)
+        try:
+            for chunk, results in _map_chunks("second", chunks, workers, dask):
+                for t, new in zip(chunk, results):
+                    ex, sents = done[t]
+                    if isinstance(new, str):  # from a forked worker: what it added
+                        done[t] = (add_entities(ex, decode_added(new, ex)), sents)
+                    elif new is not None:  # from Dask: the whole extraction
+                        done[t] = (new, sents)
+                        new = encode_added(new, ex)
+                    finals[t] = new
+        finally:
+            _POOL_STATE = None
+    else:
+        for t in todo:
+            ex, sents = done[t]
+            new = propagate(ex, texts[t][1], lexicon, pattern, sents)
+            done[t] = (new, sents)
+            finals[t] = encode_added(new, ex) if lexicon_id is not None and new is not ex else None
+    if lexicon_id is not None:
+        cache.put_final(lexicon_id, {keys[t]: v for t, v in finals.items()}, relabel)
+        cache.put_lexicon(lexicon_id, forms)  # after: results just relabelled survive the oldest lexicon
 
 
 def extract_text(text: str, doc_id: str = "text#0", title: str | None = None) -> Extraction:

@@ -240,14 +240,5 @@ class ExtractionCache:
                 self.db.execute(f"DELETE FROM lexicon WHERE id IN ({marks})", old)
                 self.db.execute(f"DELETE FROM corpus_pass WHERE lexicon IN ({marks})", old)
 
-    def reopen(self) -> "ExtractionCache":
-        """This cache on a connection of its own, for a forked child (an SQLite connection
-        must not be used on both sides of a fork)."""
-        import copy
-
-        other = copy.copy(self)
-        other.db = sqlite3.connect(self.path)
-        return other
-
     def close(self) -> None:
         self.db.close()
