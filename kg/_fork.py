@@ -8,7 +8,7 @@ caller can still stop what it started.
 
 A forked child also dies with the process that forked it (:func:`child_started`):
 a build killed with ``kill -9`` leaves no child writing into its staging folder,
-and none holding the output folder's lock (see :mod:`kg.build.lock`) after it.
+and none holding the output folder's lock (see :mod:`kg.files`) after it.
 """
 from __future__ import annotations
 
@@ -49,9 +49,9 @@ def die_with_parent(parent: int) -> bool:
 def child_started(parent: int) -> None:
     """What each forked child of a build does first: die with ``parent`` (see
     :func:`die_with_parent`) and, where it will, close the output locks it inherited
-    (:func:`kg.build.lock.drop_inherited`): the lock then ends with the build process,
+    (:func:`kg.files.drop_inherited`): the lock then ends with the build process,
     not with the last of its children to be reaped."""
-    from kg.build.lock import drop_inherited
+    from kg.files import drop_inherited
 
     if die_with_parent(parent):
         drop_inherited()

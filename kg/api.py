@@ -20,7 +20,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from kg.build import pipeline
+from kg.pipeline import stages
 from kg.handles import HtmlView, Node, Ranked, Results
 from kg.model import Extraction, Record
 from kg.rdf.namespace import DEFAULT_BASE, QUERY_PREFIXES
@@ -29,19 +29,50 @@ from kg.resolve import algorithms as alg
 from kg.resolve.graph import nodes_of_type
 
 
-def resolve_name(G: nx.MultiDiGraph, name: str) -> str:
-    """The node id for an id, a canonical name or an alias (an acronym among them;
-    case-insensitive). Entities win over papers; among several, the one with most links.
-    A KeyError names the closest names when none fits.
+class AmbiguousName(KeyError):
+    """A name that several nodes carry; ``candidates`` lists their ids and types."""
+
+    def __init__(self, name: str, candidates: list[tuple[str, str]]):
+        self.candidates = candidates
+        listed = ", ".join(f"{n} ({t})" for n, t in candidates)
+        super().__init__(f"{name!r} names {len(candidates)} nodes: {listed}; pass one's id, IRI or Node")
+
+
+def ref_key(ref, base: str = DEFAULT_BASE) -> str:
+    """What a look-up is given, as text: a :class:`Node`'s id, an IRI under ``base`` as
+    its id, anything else as it is (an id or a name)."""
+    if isinstance(ref, Node):
+        return ref.id
+    if not isinstance(ref, str):
+        raise TypeError(f"a node is named by a Node, an id, an IRI or a name, not {type(ref).__name__}")
+    return ref[len(base):] if ref.startswith(base) and len(ref) > len(base) else ref
+
+
+def pick(name: str, candidates: list[tuple[str, str]]) -> str:
+    """The one node of ``candidates`` ((id, type), entities before papers): the entities
+    if there are any, else the papers; an :class:`AmbiguousName` if that leaves several."""
+    entities = [c for c in candidates if c[1] != "Paper"]
+    hits = sorted(entities or candidates)
+    if len(hits) > 1:
+        raise AmbiguousName(name, hits)
+    return hits[0][0]
+
+
+def resolve_name(G: nx.MultiDiGraph, ref, base: str = DEFAULT_BASE) -> str:
+    """The node id for a :class:`Node`, an id, an IRI, a canonical name or an alias (an
+    acronym among them; case-insensitive). Entities come before papers; a name that
+    several entities (or, naming no entity, several papers) carry is an
+    :class:`AmbiguousName`. A KeyError names the closest names when none fits.
     """
+    name = ref_key(ref, base)
     if name in G:
         return name
     low = name.strip().lower()
-    hits = [n for n, d in G.nodes(data=True)
+    hits = [(n, d["type"]) for n, d in G.nodes(data=True)
             if low == str(d.get("label", "")).lower() or low in (str(a).lower() for a in d.get("aliases", []))]
     if not hits:
         raise KeyError(f"no node named {name!r}{close_names(G, name)}")
-    return sorted(hits, key=lambda n: (G.nodes[n]["type"] == "Paper", -G.degree(n), n))[0]
+    return pick(name, hits)
 
 
 def close_names(G: nx.MultiDiGraph, name: str, n: int = 5) -> str:
@@ -106,13 +137,13 @@ class KnowledgeGraph:
         >>> len(KnowledgeGraph.build().papers())
         68
         """
-        return cls._from(pipeline.read(sources), base)
+        return cls._from(stages.read(sources), base)
 
     @classmethod
     def _from(cls, records: list[Record], base: str) -> "KnowledgeGraph":
-        """The stages of ``kg build`` (:mod:`kg.build.pipeline`) after ingest, in memory."""
-        extractions = pipeline.extract(records)
-        return cls(pipeline.resolve(records, extractions), records, extractions, base)
+        """The stages of ``kg build`` (:mod:`kg.pipeline.stages`) after ingest, in memory."""
+        extractions = stages.extract(records)
+        return cls(stages.resolve(records, extractions), records, extractions, base)
 
     @classmethod
     def from_records(cls, records: Iterable[dict], base: str = DEFAULT_BASE) -> "KnowledgeGraph":
@@ -132,7 +163,7 @@ class KnowledgeGraph:
         >>> len(kg2.papers_for("GSU"))
         2
         """
-        return self._from(self.records + pipeline.read(sources), self.base)
+        return self._from(self.records + stages.read(sources), self.base)
 
     # ------------------------------------------------------------------ saving
     def save(self, outdir: str | Path, rdf: tuple[str, ...] = ("ttl", "nt", "jsonld")) -> dict:
@@ -140,7 +171,7 @@ class KnowledgeGraph:
         ``rdf`` names the RDF serializations (N-Triples always), as ``kg build --rdf``.
         Into a folder that holds an earlier build, the unchanged papers' and entities'
         blocks are copied and the store is updated (the same files as a fresh save)."""
-        from kg.build.outputs import write_outputs
+        from kg.pipeline.outputs import write_outputs
 
         return write_outputs(self._G, self.extractions, outdir, base=self.base,
                              n_records=len(self.records) or None, records=self.records, formats=rdf)
@@ -187,8 +218,9 @@ class KnowledgeGraph:
 
         return to_rdf(self._G, base=self.base)
 
-    def node(self, name: str) -> Node:
-        """The record of one node by id, canonical name or alias (an acronym among them).
+    def node(self, name) -> Node:
+        """The record of one node by :class:`Node`, id, IRI, canonical name or alias (an
+        acronym among them); every look-up of this class takes a node the same way.
 
         A loaded build whose graph has not been read yet answers from its SPARQL store
         (:mod:`kg.rdf.lookup`): one node costs a few index reads, not the whole graph.
@@ -199,12 +231,13 @@ class KnowledgeGraph:
         if self._graph is None and self._store_dir is not None:
             from kg.rdf import lookup
 
-            node_id = lookup.find(self._store, self.base, name)
-            if node_id is None:
+            name = ref_key(name, self.base)
+            found = lookup.find(self._store, self.base, name)
+            if not found:
                 raise KeyError(f"no node named {name!r}{did_you_mean(lookup.entity_names(self._store), name)}")
-            return Node(**lookup.node_fields(self._store, self.base, node_id))
+            return Node(**lookup.node_fields(self._store, self.base, pick(name, found)))
         G = self._G
-        node_id = name if name in G else self._resolve_name(name)
+        node_id = self._resolve_name(name)
         d = G.nodes[node_id]
         if d["type"] == "Paper":
             linked = tuple(sorted({v for _, v in G.out_edges(node_id)}))
@@ -251,7 +284,7 @@ class KnowledgeGraph:
         """
         return self._nodes("CodeRepository")
 
-    def get(self, name_or_alias: str) -> Node:
+    def get(self, name_or_alias) -> Node:
         """The node with this id, canonical name or alias (case-insensitive); KeyError if none.
 
         >>> KnowledgeGraph.build().get("Feature Shift Localization Network").name
@@ -259,7 +292,7 @@ class KnowledgeGraph:
         """
         return self.node(name_or_alias)
 
-    def papers_for(self, entity: str) -> Results:
+    def papers_for(self, entity) -> Results:
         """Papers linked to an entity (by name, alias or id).
 
         >>> len(KnowledgeGraph.build().papers_for("data attribution")) >= 3
@@ -267,7 +300,7 @@ class KnowledgeGraph:
         """
         return Results(self.node(p) for p in alg.papers_for(self._G, self._resolve_name(entity)))
 
-    def methods_for_task(self, task: str) -> Results:
+    def methods_for_task(self, task) -> Results:
         """Methods proposed or used by papers on a task, by number of papers.
 
         >>> [(r.node.name, r.score) for r in sample.methods_for_task("semantic segmentation")]
@@ -275,7 +308,7 @@ class KnowledgeGraph:
         """
         return Results(Ranked(self.node(m), n) for m, n in alg.methods_for_task(self._G, self._resolve_name(task)))
 
-    def datasets_for(self, method: str) -> Results:
+    def datasets_for(self, method) -> Results:
         """Datasets used by the papers that propose or use a method, by number of papers.
 
         >>> [r.node.name for r in sample.datasets_for("CELL-Diff")]
@@ -283,12 +316,12 @@ class KnowledgeGraph:
         """
         return Results(Ranked(self.node(d), n) for d, n in alg.datasets_for(self._G, self._resolve_name(method)))
 
-    def related_papers(self, paper: str, k: int = 10) -> Results:
+    def related_papers(self, paper, k: int = 10) -> Results:
         """Papers sharing entities with a paper, ranked by the rarity-weighted count of
         shared methods, tasks and datasets (``shared`` names them).
 
         >>> paper = sample.papers_for("TAROT")[0]
-        >>> sample.related_papers(paper.id, k=1)[0].shared
+        >>> sample.related_papers(paper, k=1)[0].shared
         ('instruction tuning',)
         """
         G = self._G
@@ -306,7 +339,7 @@ class KnowledgeGraph:
             raise TypeError(f"n must be a number of results, not {n!r}")
         return Results(Ranked(self.node(v), s) for v, s in alg.top(self._G, kind, by, n))
 
-    def shortest_path(self, a: str, b: str) -> Results:
+    def shortest_path(self, a, b) -> Results:
         """The shortest chain of nodes between two names (edges either way); [] if none.
 
         >>> [n.type for n in sample.shortest_path("TAROT", "FSL-Net")][:2]
@@ -441,7 +474,7 @@ class KnowledgeGraph:
         >>> sample.to_html(pathlib.Path(tempfile.mkdtemp()) / "v.html", focus="TAROT").read_text()[:15]
         '<!DOCTYPE html>'
         """
-        from kg.build.outputs import write_html
+        from kg.pipeline.outputs import write_html
         from kg.web.viz import page_html
 
         node = self._resolve_name(focus) if focus else None
@@ -455,8 +488,8 @@ class KnowledgeGraph:
         node = self._resolve_name(focus) if focus else None
         return HtmlView(page_html(self._G, view=view, focus=node, depth=depth)[0], height)
 
-    def _resolve_name(self, name: str) -> str:
-        return resolve_name(self._G, name)
+    def _resolve_name(self, ref) -> str:
+        return resolve_name(self._G, ref, self.base)
 
     @property
     def _store_dir(self) -> Path | None:

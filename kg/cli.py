@@ -20,8 +20,8 @@ def _log(args, msg: str) -> None:
 
 
 def _talk(args):
-    """What a command tells its user on stderr (see :class:`kg.build.talk.Talk`)."""
-    from kg.build.talk import Talk
+    """What a command tells its user on stderr (see :class:`kg.pipeline.talk.Talk`)."""
+    from kg.pipeline.talk import Talk
 
     quiet, verbose = getattr(args, "quiet", False), getattr(args, "verbose", False)
     return Talk(say=lambda line: _log(args, line), detail=(lambda line: _log(args, "  " + line)) if verbose else
@@ -50,7 +50,7 @@ def cmd_build(args) -> int:
     import gc
 
     from kg._gc import freeze_after_pauses
-    from kg.build.pipeline import BuildOptions, build
+    from kg.pipeline.stages import BuildOptions, build
 
     options = BuildOptions(workers=args.workers, cache=args.cache, use_cache=not args.no_cache, dask=args.dask,
                            skip_invalid=args.skip_invalid, base=args.base, formats=tuple(args.rdf.split(",")),
@@ -71,8 +71,8 @@ def cmd_build(args) -> int:
 
 
 def cmd_extract(args) -> int:
-    from kg.build.jsonl import extractions_jsonl
-    from kg.build.staging import atomic_write
+    from kg.pipeline.jsonl import extractions_jsonl
+    from kg.files import atomic_write
     from kg.extract import extract_records
     from kg.ingest import read_records
 
@@ -153,7 +153,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_viz(args) -> int:
-    from kg.build.outputs import write_html
+    from kg.pipeline.outputs import write_html
     from kg.io.graphjson import graph_from_json
     from kg.web.viz import page_html
 
@@ -417,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
         from kg.rdf.namespace import DEFAULT_BASE
 
         args.base = DEFAULT_BASE
-    from kg.build.lock import OutputsBusy
+    from kg.files import OutputsBusy
     from kg.extract.dask_cluster import ClusterError
     from kg.ingest import InputError
     from kg.rdf.store import QueryError

@@ -91,7 +91,7 @@ class HtmlView:
                 f'style="width: 100%; height: {int(self.height)}px; border: 1px solid #ddd"></iframe>')
 
     def save(self, path: str | Path) -> Path:
-        from kg.build.staging import atomic_write
+        from kg.files import atomic_write
 
         atomic_write(path, self.html)
         return Path(path)

@@ -6,6 +6,7 @@ import networkx as nx
 import pytest
 
 from kg import KnowledgeGraph
+from kg.api import AmbiguousName
 from kg.cli import main
 
 
@@ -111,6 +112,38 @@ def test_look_ups_take_a_name_alias_or_id_and_fail_with_close_names(sample_kg):
         sample_kg.node("FSL-Nett")
 
 
+def test_every_look_up_takes_a_node_an_id_an_iri_or_a_name(sample_kg):
+    paper = sample_kg.papers_for("data attribution")[0]
+    related = sample_kg.related_papers(paper)
+    assert related and related == sample_kg.related_papers(paper.id) == sample_kg.related_papers(sample_kg.base + paper.id)
+    tarot, task = sample_kg.node("TAROT"), sample_kg.node("semantic segmentation")
+    for ref in (tarot, tarot.id, sample_kg.base + tarot.id, "tarot"):
+        assert sample_kg.node(ref) == tarot and sample_kg.get(ref) == tarot
+        assert sample_kg.papers_for(ref) == sample_kg.papers_for("TAROT")
+        assert sample_kg.datasets_for(ref) == sample_kg.datasets_for("TAROT")
+        assert sample_kg.shortest_path(ref, task) == sample_kg.shortest_path("TAROT", task.id)
+        assert sorted(sample_kg.subgraph([ref]).nx) == sorted(sample_kg.subgraph(["TAROT"]).nx)
+    assert sample_kg.methods_for_task(task) == sample_kg.methods_for_task("semantic segmentation")
+    with pytest.raises(TypeError, match="not int"):
+        sample_kg.node(3)
+
+
+def test_a_name_several_nodes_carry_is_an_error_that_lists_them():
+    G = nx.MultiDiGraph()
+    G.add_node("method/lora", type="Method", label="LoRA", aliases=[])
+    G.add_node("task/lora", type="Task", label="lora", aliases=[])
+    for n in ("paper/1", "paper/2"):
+        G.add_node(n, type="Paper", label="One title")
+    kg = KnowledgeGraph(G)
+    with pytest.raises(AmbiguousName) as err:
+        kg.papers_for("LoRA")
+    assert err.value.candidates == [("method/lora", "Method"), ("task/lora", "Task")]
+    assert "'LoRA' names 2 nodes: method/lora (Method), task/lora (Task)" in str(err.value)
+    with pytest.raises(AmbiguousName, match=r"paper/1 \(Paper\), paper/2 \(Paper\)"):
+        kg.related_papers("one title")
+    assert kg.node("task/lora").type == "Task" and kg.node(kg.node("paper/2")).id == "paper/2"
+
+
 def test_reprs_are_one_line_and_notebooks_get_escaped_tables(sample_kg):
     top = sample_kg.top("Task", 5)  # n by position
     assert len(top) == 5 and all(r.node.type == "Task" for r in top)
@@ -154,6 +187,8 @@ def test_a_loaded_build_answers_from_its_store(built):
 def _found(kg, name):
     try:
         return kg.node(name)
+    except AmbiguousName as exc:
+        return exc.candidates
     except KeyError:
         return None
 

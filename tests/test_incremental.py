@@ -16,12 +16,12 @@ from kg.extract import extract_records
 from kg.resolve.graph import build_graph
 from kg.ingest import read_records, sample_paths
 from kg.model import Record
-from kg.build.outputs import write_outputs
-from kg.build.staging import Staging
-from kg.build.talk import Talk
+from kg.pipeline.outputs import write_outputs
+from kg.pipeline.staging import Staging
+from kg.pipeline.talk import Talk
 from kg.resolve.entities import resolve
 from kg.rdf.namespace import DEFAULT_BASE
-from kg.build.reuse import STATE_FILE, read_state
+from kg.pipeline.reuse import STATE_FILE, read_state
 from kg.rdf.store import store_updates
 import kg.rdf.store
 
@@ -144,7 +144,7 @@ def test_nothing_is_reused_from_outputs_that_are_not_what_the_state_says(tmp_pat
 
 
 def test_a_failed_incremental_build_leaves_the_previous_outputs(tmp_path, monkeypatch):
-    import kg.build.outputs
+    import kg.pipeline.outputs
 
     records = corpus(40, 9)
     out = tmp_path / "out"
@@ -154,7 +154,7 @@ def test_a_failed_incremental_build_leaves_the_previous_outputs(tmp_path, monkey
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(kg.build.outputs, "page_html", broken)
+    monkeypatch.setattr(kg.pipeline.outputs, "page_html", broken)
     with pytest.raises(RuntimeError):
         build(records, out)
     assert files(out) == before
@@ -170,7 +170,7 @@ def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkey
     outputs stay."""
     import errno
 
-    import kg.build.outputs
+    import kg.pipeline.outputs
 
     records = corpus(40, 11)
     out = tmp_path / "out"
@@ -181,7 +181,7 @@ def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkey
         (tmp_path / "pid").write_text(str(os.getpid()))
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(kg.build.outputs, part, full_disk)
+    monkeypatch.setattr(kg.pipeline.outputs, part, full_disk)
     with pytest.raises(OSError) as err:
         build(records, out)
     assert err.value.errno == errno.ENOSPC
@@ -195,7 +195,7 @@ def test_the_child_process_sends_its_messages_without_waiting_for_the_parent(tmp
     to the JSON Lines: a parent busy drawing views must not hold it at a full pipe."""
     import time
 
-    from kg.build.forked import Forked
+    from kg.pipeline.forked import Forked
 
     after = tmp_path / "after"
 
@@ -223,7 +223,7 @@ def test_a_message_sent_now_is_taken_as_it_arrives_the_others_in_order(tmp_path)
     import threading
     import time
 
-    from kg.build.forked import Forked
+    from kg.pipeline.forked import Forked
 
     got, arrived = [], threading.Event()
 
@@ -318,8 +318,8 @@ def test_sink_bytes_the_same_with_a_small_writeback_window(tmp_path):
     disk and dropped)."""
     import sys
 
-    from kg.build.writeback import Source
-    from kg.build.reuse import Sink
+    from kg.pipeline.writeback import Source
+    from kg.pipeline.reuse import Sink
 
     rng = random.Random(7)
     old = tmp_path / "old.bin"
@@ -351,7 +351,7 @@ def test_sink_bytes_the_same_with_a_small_writeback_window(tmp_path):
 def test_the_store_delta_moves_only_the_lines_that_changed(tmp_path):
     # A changed unit's old and new blocks are compared line by line; a new unit's block is
     # added and a gone unit's removed as byte ranges of their files.
-    from kg.build.reuse import COLUMN, SLOTS, Blocks
+    from kg.pipeline.reuse import COLUMN, SLOTS, Blocks
 
     def row(digest, start, end):
         r = [digest, 0] + [-1] * (2 * len(SLOTS))

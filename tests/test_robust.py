@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rdflib import Graph
 
-from kg.build.lock import OutputsBusy, output_lock
+from kg.files import OutputsBusy, output_lock
 from kg.resolve.graph import build_graph
 from kg.ingest import read_records, sample_paths
 from kg.model import Record
-from kg.extract import extract_records
-from kg.build.staging import recover
+from kg.extract import extract_records, tokenizer_safe
+from kg.files import recover
 from kg.rdf.statements import to_jsonld, to_ntriples, to_turtle
 from kg.resolve.entities import resolve
 from kg.text import iri_slug, norm_key
@@ -114,16 +114,16 @@ def test_a_second_build_into_a_folder_being_built_fails_at_once_and_spoils_nothi
 
 _HOLDER = """
 import os, sys, time
-from kg.build.lock import output_lock
+from kg.files import output_lock
 from kg.extract import _pool
-from kg.build.forked import Forked
+from kg.pipeline.forked import Forked
 
 with output_lock(sys.argv[1]):
     pool = _pool(1)
     worker = pool.apply(os.getpid)
-    writer = Forked(lambda send: time.sleep(60))
+    writer = Forked(lambda send: time.sleep(600))
     print(worker, writer.pid, flush=True)
-    time.sleep(60)
+    time.sleep(600)
 """
 
 
@@ -134,6 +134,16 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _open_files(pid: int) -> set[str]:
+    out = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            out.add(os.readlink(fd))
+        except OSError:  # closed meanwhile
+            pass
+    return out
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="children die with the build through prctl")
 def test_a_killed_builds_children_die_with_it_and_do_not_hold_its_lock(tmp_path):
     # In CI once, a build killed with kill -9 while writing left its forked writer
@@ -142,20 +152,18 @@ def test_a_killed_builds_children_die_with_it_and_do_not_hold_its_lock(tmp_path)
                               text=True)
     children = [int(pid) for pid in holder.stdout.readline().split()]
     assert len(children) == 2 and all(map(_alive, children))
+    lock = str(tmp_path / ".out.lock")
+    assert lock in _open_files(holder.pid)
+    assert not any(lock in _open_files(pid) for pid in children)  # the children closed it
     holder.kill()
-    holder.wait(timeout=30)
-    t = time.monotonic()
-    while True:  # within seconds (the children die by signal, which a loaded machine delivers late)
-        try:
-            with output_lock(tmp_path / "out"):
-                break
-        except OutputsBusy:
-            assert time.monotonic() - t < 5, "a child of the killed build still holds the lock"
-            time.sleep(0.01)
-    t = time.monotonic()
-    while any(map(_alive, children)) and time.monotonic() - t < 10:
+    holder.wait(timeout=60)
+    with output_lock(tmp_path / "out"):  # free as soon as the build process is gone
+        pass
+    for _ in range(6000):  # they die by signal, which a loaded machine delivers late; else they sleep 10 minutes
+        if not any(map(_alive, children)):
+            break
         time.sleep(0.01)
-    assert not any(map(_alive, children))  # a minute before they would have ended by themselves
+    assert not any(map(_alive, children))
 
 
 def test_one_process_may_hold_the_lock_twice(tmp_path):
@@ -211,10 +219,11 @@ def test_any_name_gives_a_valid_stable_iri_segment(text):
     ("LaTeX", r"We propose \texttt{FooNet}$^{2}$ with $\mathbf{x}\in\mathbb{R}^d$, code at \url{https://github.com/a/b}. " * 200),
 ])
 @pytest.mark.slow
-def test_pathological_text_is_extracted_in_bounded_time(name, text):
-    t = time.monotonic()
+def test_pathological_text_is_extracted_with_bounded_work_a_token(name, text):
+    # spaCy's affix splitting is quadratic in the length of one token: no run the tokenizer
+    # sees is longer than a name can be
+    assert max(map(len, tokenizer_safe(text).split())) <= 200, name
     (ex,) = list(extract_records([Record(doc="p", abstract=text, source="t", index=0)]))
-    assert time.monotonic() - t < 30, name
     assert all(text[m.start:m.end] == m.text or m.text.replace(" ", "") for m in ex.mentions)
 
 

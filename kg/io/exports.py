@@ -111,7 +111,7 @@ def _rel_type(key: str) -> str:
 
 def export(G: nx.MultiDiGraph, fmt: str, out: str | Path) -> list[Path]:
     """Write ``G`` in one format; ``out`` is a file, or a folder for ``neo4j``. Returns the files."""
-    from kg.build.staging import atomic_write
+    from kg.files import atomic_write
 
     out = Path(out)
     if fmt == "neo4j":

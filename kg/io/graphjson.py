@@ -32,7 +32,7 @@ def _mention(m: Mention) -> dict:
 def write_graph_json(G: nx.MultiDiGraph, fh, reuse=None) -> None:
     """Stream the node-link JSON of ``G`` to a text file, one node or link a line.
 
-    ``reuse`` (a :class:`kg.build.reuse.Blocks`, with ``fh`` a :class:`kg.build.reuse.Sink`)
+    ``reuse`` (a :class:`kg.pipeline.reuse.Blocks`, with ``fh`` a :class:`kg.pipeline.reuse.Sink`)
     copies unchanged papers' lines from the last build's file; same text."""
     fh.write('{"directed": true, "format": ' + json.dumps(FORMAT) + ', "multigraph": true,\n"nodes": [')
     nodes = G._node

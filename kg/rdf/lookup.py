@@ -31,7 +31,6 @@ _BY_FORM = f"SELECT ?s ?c WHERE {{ ?s {_NAMED} ?form . ?s a ?c . VALUES ?c {{ {_
 _BY_LOWER = (f"SELECT ?s ?c WHERE {{ VALUES ?c {{ {_CLASSES} }} ?s a ?c . ?s {_NAMED} ?l . "
              "FILTER(LCASE(STR(?l)) = ?low) }")
 _TYPE = f"SELECT ?c WHERE {{ ?s a ?c . VALUES ?c {{ {_CLASSES} }} }}"
-_DEGREE = f"SELECT (COUNT(*) AS ?n) WHERE {{ VALUES ?p {{ {LINKS} }} {{ ?s ?p ?o }} UNION {{ ?o ?p ?s }} }}"
 _NEIGHBOURS = (f"SELECT DISTINCT ?x ?c WHERE {{ VALUES ?p {{ {LINKS} }} {{ ?s ?p ?x }} UNION {{ ?x ?p ?s }} "
                f"?x a ?c . VALUES ?c {{ {_CLASSES} }} }}")
 _OUT = f"SELECT DISTINCT ?x WHERE {{ VALUES ?p {{ {LINKS} }} ?s ?p ?x }}"
@@ -64,11 +63,12 @@ def node_type(store: ox.Store, base: str, node_id: str) -> str | None:
     return _TYPE_OF[rows[0]["c"].value] if rows else None
 
 
-def find(store: ox.Store, base: str, name: str) -> str | None:
-    """The id of the node named ``name`` (its id, label or an alias, any case): entities
-    before papers, then the one with most links, then the smallest id; None if none."""
-    if node_type(store, base, name) is not None:
-        return name
+def find(store: ox.Store, base: str, name: str) -> list[tuple[str, str]]:
+    """The (id, type) of every node named ``name``: the node with that id, else every
+    node with that label or alias (any case)."""
+    t = node_type(store, base, name)
+    if t is not None:
+        return [(name, t)]
     text = name.strip()
     hits: dict[str, str] = {}
     for form in dict.fromkeys((text, text.lower(), text.upper(), text.capitalize(), text.title())):
@@ -77,14 +77,7 @@ def find(store: ox.Store, base: str, name: str) -> str | None:
     hits = {s: c for s, c in hits.items() if _matches(store, ox.NamedNode(s), text.lower())}
     if not hits:
         hits = {r["s"].value: r["c"].value for r in _rows(store, _BY_LOWER, low=ox.Literal(text.lower()))}
-    ranked = []
-    for s, c in hits.items():
-        node_id = _id(s, base)
-        if node_id is not None:
-            rows = _rows(store, _DEGREE, s=ox.NamedNode(s))
-            degree = int(rows[0]["n"].value) if rows else 0
-            ranked.append((_TYPE_OF[c] == "Paper", -degree, node_id))
-    return min(ranked)[2] if ranked else None
+    return sorted((node_id, _TYPE_OF[c]) for s, c in hits.items() if (node_id := _id(s, base)) is not None)
 
 
 def _matches(store: ox.Store, s: ox.NamedNode, low: str) -> bool:

@@ -419,7 +419,7 @@ def write_rdf(G: nx.MultiDiGraph, files: dict[str, TextIO], base: str = DEFAULT_
     """Write the graph in several formats (``nt``, ``ttl``, ``jsonld``: open text files)
     in one pass over the statements; returns the number of triples.
 
-    ``reuse`` (a :class:`kg.build.reuse.Blocks`, with ``files`` its :class:`kg.build.reuse.Sink` s)
+    ``reuse`` (a :class:`kg.pipeline.reuse.Blocks`, with ``files`` its :class:`kg.pipeline.reuse.Sink` s)
     copies the unchanged units from the last build's files and records where each
     unit went; the text is the same as without it. ``usages``: as for :func:`units`.
     """

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from kg.build.staging import swap
+from kg.files import swap
 from kg.web import pages
 from kg.web.pageindex import PAGE_INDEX, PAPER_LISTS, PageIndex
 from kg.web.pages import PER_PAGE, SITE_SEARCH_CSP, SiteLinks, site_path

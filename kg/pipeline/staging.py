@@ -13,33 +13,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from kg.build.forked import Forked
-from kg.build.jsonl import write_jsonl
-from kg.build.lock import output_lock
+from kg.pipeline.forked import Forked
+from kg.pipeline.jsonl import write_jsonl
+from kg.files import output_lock, recover, umask
 from kg.model import Extraction
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename. The file gets the
-    mode a plain ``open`` would give it (0666 less the umask), not the temporary file's 0600:
-    a web server or a database import run as another user reads it."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class Staging:
@@ -63,7 +40,7 @@ class Staging:
     def __init__(self, outdir: str | Path):
         self.outdir = Path(outdir).resolve()
         self.outdir.parent.mkdir(parents=True, exist_ok=True)
-        # held until the outputs are swapped in or the build fails (kg.build.lock): another build's
+        # held until the outputs are swapped in or the build fails (kg.files): another build's
         # recovery would take this build's folder for a killed build's leftovers
         self._lock = contextlib.ExitStack()
         self._lock.enter_context(output_lock(self.outdir))
@@ -73,7 +50,7 @@ class Staging:
         except BaseException:
             self.release()
             raise
-        os.chmod(self.tmp, 0o777 & ~_umask())
+        os.chmod(self.tmp, 0o777 & ~umask())
         self.started: tuple[str, ...] = ()
         self._child: Forked | None = None
 
@@ -117,34 +94,3 @@ class Staging:
         if kind is not None:
             self.abort()
         self.release()
-
-
-def recover(outdir: Path) -> None:
-    """Undo what a killed build left next to ``outdir``: put back the previous
-    outputs if the kill fell between the two renames of the swap, and remove
-    half-written temporary folders. Called under the folder's lock
-    (:func:`kg.build.lock.output_lock`): no other build is writing next to it."""
-    parent = outdir.parent
-    for old in sorted(parent.glob(f".{outdir.name}.old-*")):
-        prev = old / "prev"
-        if prev.is_dir() and not outdir.exists():
-            os.rename(prev, outdir)
-        shutil.rmtree(old, ignore_errors=True)
-    for tmp in parent.glob(f".{outdir.name}.tmp-*"):
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def swap(new: Path, outdir: Path) -> None:
-    """Put ``new`` in place of ``outdir``; the old folder is removed only after."""
-    old = None
-    if outdir.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.old-", dir=outdir.parent))
-        os.rename(outdir, old / "prev")
-    try:
-        os.rename(new, outdir)
-    except BaseException:
-        if old is not None:
-            os.rename(old / "prev", outdir)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)

@@ -12,7 +12,7 @@ The next build into the same folder:
   node, its out-links, for an entity its number of papers and for a task its
   method usages (:func:`unit_digests`); a unit whose digest is the one recorded has its
   blocks copied from the old files (read a window at a time, adjacent blocks
-  in one copy: :class:`kg.build.writeback.Source`) instead of being made, escaped
+  in one copy: :class:`kg.pipeline.writeback.Source`) instead of being made, escaped
   and encoded again. Venues (their statistics read every paper's links) and the run are
   always written; their digest is that of their N-Triples;
 - updates a checkpoint of the old store (:func:`kg.rdf.store.update_store`) with the
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from kg._json import dumps, loads
 from kg._source import source_hash
-from kg.build.writeback import WINDOW, Source, Writeback
+from kg.pipeline.writeback import WINDOW, Source, Writeback
 from kg.extract import PIPELINE_VERSION
 from kg.model import mention_fields
 from kg.rdf.statements import usage_table
@@ -145,8 +145,8 @@ def file_check(path: Path) -> list:
 class Sink:
     """A binary output file written as text (UTF-8) or by copying byte ranges of
     other files; ``pos`` is the number of bytes written so far. Adjacent copies from
-    one file (a :class:`kg.build.writeback.Source`) become one copy. The file's dirty pages
-    are kept to two windows (:class:`kg.build.writeback.Writeback`).
+    one file (a :class:`kg.pipeline.writeback.Source`) become one copy. The file's dirty pages
+    are kept to two windows (:class:`kg.pipeline.writeback.Writeback`).
     ``on_flush(pos)`` is told each time the bytes up to ``pos`` are in the file
     (whole blocks: the store loader reads them)."""
 

@@ -1,7 +1,7 @@
 """Write the outputs of a build: RDF files, store, graph.json, HTML views, the page
 index (:mod:`kg.web.pageindex`), stats.
 
-Everything goes into the build's :class:`~kg.build.staging.Staging` folder, swapped
+Everything goes into the build's :class:`~kg.pipeline.staging.Staging` folder, swapped
 in whole at the end. Two processes share the work, each with a fixed role:
 
 - this process draws the views and writes the page index (and the JSON Lines files when no child of
@@ -24,11 +24,12 @@ import networkx as nx
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from kg._gc import without_gc
-from kg.build.forked import Forked
-from kg.build.jsonl import write_jsonl
-from kg.build.reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, read_state, unit_digests, write_state
-from kg.build.staging import Staging, atomic_write, swap
-from kg.build.talk import Talk
+from kg.pipeline.forked import Forked
+from kg.pipeline.jsonl import write_jsonl
+from kg.pipeline.reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, read_state, unit_digests, write_state
+from kg.files import atomic_write, swap
+from kg.pipeline.staging import Staging
+from kg.pipeline.talk import Talk
 from kg.extract import PIPELINE_VERSION
 from kg.model import Extraction
 from kg.rdf.namespace import DEFAULT_BASE
@@ -114,7 +115,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     serializations (``ttl``, ``nt``, ``jsonld``); N-Triples are always written. With
     ``reuse``, the blocks of papers and entities unchanged since the build already in
     ``outdir`` are copied from its files and its store is updated, not rebuilt (see
-    :mod:`kg.build.reuse`; the same bytes as without). ``talk`` (:class:`~kg.build.talk.Talk`)
+    :mod:`kg.pipeline.reuse`; the same bytes as without). ``talk`` (:class:`~kg.pipeline.talk.Talk`)
     hears how much was reused, or why nothing was, and shows the progress. ``staging`` is the build's folder if it was made
     before the graph (its JSON Lines files then started). ``store_compaction``: when an updated store is
     compacted (``auto``, ``always``, ``never``; see :func:`kg.rdf.store.compact_after`).

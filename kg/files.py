@@ -1,23 +1,25 @@
-"""One build at a time into an output folder.
+"""Files and folders written safely, shared by every stage: a file replaced in one
+rename (:func:`atomic_write`), a folder swapped in whole (:func:`swap`, and
+:func:`recover` after a kill), and the lock of an output folder (:func:`output_lock`).
 
-A build stages its outputs in a sibling folder and swaps it in; a second build
-into the same folder would first remove what it takes for a killed build's
-leftovers (the first build's staging folder) and then race it to the swap. So a
-build holds an advisory lock, ``.<folder>.lock`` next to the folder (``flock``:
-released by the kernel when the process ends, however it ends), and a second
-build fails at once with :class:`OutputsBusy` naming the folder and the process
-that holds it. Where there is no ``fcntl`` (Windows) nothing is locked.
-
-Nested holds in one process (``kg build`` locks before extraction, and the
-:class:`kg.build.staging.Staging` of the same build locks again) are counted, not
-refused. Forked children inherit the descriptor; a build's children close it
-(:func:`drop_inherited`, where they die with the build: :mod:`kg._fork`), so that
-the lock ends with the build process itself.
+One build at a time into an output folder: a build stages its outputs in a
+sibling folder and swaps it in; a second build into the same folder would first
+remove what it takes for a killed build's leftovers (the first build's staging
+folder) and then race it to the swap. So a build holds an advisory lock,
+``.<folder>.lock`` next to the folder (``flock``: released by the kernel when the
+process ends, however it ends), and a second build fails at once with
+:class:`OutputsBusy` naming the folder and the process that holds it. Where there
+is no ``fcntl`` (Windows) nothing is locked. Nested holds in one process are
+counted, not refused. Forked children inherit the descriptor; a build's children
+close it (:func:`drop_inherited`, where they die with the build: :mod:`kg._fork`),
+so that the lock ends with the build process itself.
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import tempfile
 import threading
 from pathlib import Path
 
@@ -119,3 +121,57 @@ def drop_inherited() -> None:
             pass
     _fds.clear()
     _held.clear()
+
+
+def umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename. The file gets the
+    mode a plain ``open`` would give it (0666 less the umask), not the temporary file's 0600:
+    a web server or a database import run as another user reads it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~umask())
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def recover(outdir: Path) -> None:
+    """Undo what a killed build left next to ``outdir``: put back the previous
+    outputs if the kill fell between the two renames of the swap, and remove
+    half-written temporary folders. Called under the folder's lock
+    (:func:`output_lock`): no other build is writing next to it."""
+    parent = outdir.parent
+    for old in sorted(parent.glob(f".{outdir.name}.old-*")):
+        prev = old / "prev"
+        if prev.is_dir() and not outdir.exists():
+            os.rename(prev, outdir)
+        shutil.rmtree(old, ignore_errors=True)
+    for tmp in parent.glob(f".{outdir.name}.tmp-*"):
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def swap(new: Path, outdir: Path) -> None:
+    """Put ``new`` in place of ``outdir``; the old folder is removed only after."""
+    old = None
+    if outdir.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.old-", dir=outdir.parent))
+        os.rename(outdir, old / "prev")
+    try:
+        os.rename(new, outdir)
+    except BaseException:
+        if old is not None:
+            os.rename(old / "prev", outdir)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

@@ -2,13 +2,13 @@
 
 :func:`build` is ``kg build``; :meth:`kg.KnowledgeGraph.build` runs the same
 stages (:func:`read`, :func:`extract`, :func:`resolve`) in memory and
-:meth:`~kg.KnowledgeGraph.save` the last one (:func:`kg.build.outputs.write_outputs`).
+:meth:`~kg.KnowledgeGraph.save` the last one (:func:`kg.pipeline.outputs.write_outputs`).
 Both give the same files.
 
 A build into a folder also overlaps its stages on a second core: the JSON Lines files
 are written by a forked child of the staging folder while this process resolves, and
 the outputs of an earlier build in the folder are reused where unchanged
-(:mod:`kg.build.reuse`).
+(:mod:`kg.pipeline.reuse`).
 """
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import networkx as nx
 
-from kg.build.outputs import RDF_FORMATS, rdf_formats, write_outputs
-from kg.build.staging import Staging
-from kg.build.talk import Talk
+from kg.pipeline.outputs import RDF_FORMATS, rdf_formats, write_outputs
+from kg.pipeline.staging import Staging
+from kg.pipeline.talk import Talk
 from kg.extract import extract_records
 from kg.ingest import input_files, read_records, sample_paths
 from kg.model import Extraction, Record
