@@ -178,6 +178,31 @@ def test_pmlr_page_and_bibtex(tmp_path):
         "doe2025", "QuillNet: Fast Deblurring", "We propose QuillNet for image deblurring.", "ICLR 2025", 2025, 2)
 
 
+def test_bibtex_macros_and_latex_are_decoded_and_a_broken_entry_is_named(tmp_path):
+    bib = write(tmp_path / "icml.bib", '@string{icml = "ICML 2025"}\n'
+                '@inproceedings{a25, title = {The {M}{\\"u}ller Net}, booktitle = icml,\n'
+                '  abstract = {We reach 29\\% top-1 with a 3${\\times}$ speed-up on {ImageNet} -- see \\url{https://github.com/a/b}.}}\n'
+                '\n@article{broken, title = {unbalanced,\n  abstract = {x}\n\n@misc{c, abstract = "Also {kept}."}\n')
+    said = []
+    a, c = read_records([bib], skip_invalid=True, report=said.append)
+    assert (a.title, a.venue) == ("The Müller Net", "ICML 2025")
+    assert a.abstract == "We reach 29% top-1 with a 3× speed-up on ImageNet – see https://github.com/a/b."
+    assert c.abstract == "Also kept." and c.line == 8
+    assert len(said) == 1 and "icml.bib:5" in said[0] and "@article{broken" in said[0]
+    with pytest.raises(InputError, match=r"icml\.bib:5: cannot parse the entry"):
+        read_records([bib])
+
+
+def test_a_pmlr_page_is_read_as_yaml_and_bad_yaml_names_its_line(tmp_path):
+    md = write(tmp_path / "p.md", "---\ntitle: 'It''s: a test'\nabstract: |\n  Line one.\n  Line two.\n"
+               "author:\n- given: A\n  family: B\npublished: 2023-12-02\n---\nBody\n")
+    (r,) = read_file(md)
+    assert (r.title, r.abstract) == ("It's: a test", "Line one. Line two.")
+    bad = write(tmp_path / "bad.md", "---\ntitle: x\nabstract: [unclosed\n---\n")
+    with pytest.raises(InputError, match=r"bad\.md:\d+: bad YAML front matter"):
+        read_file(bad)
+
+
 def test_an_overlong_abstract_is_cut_with_a_warning_naming_the_record(tmp_path):
     from kg.ingest import MAX_ABSTRACT
 

@@ -116,40 +116,40 @@ def read_csv(path: Path, text: str, delimiter: str = ",", on_error=None) -> list
     return out
 
 
-def _front_matter(text: str) -> dict:
-    """The YAML front matter of a Markdown page: ``key: value`` lines, quoted
-    strings and folded / literal block scalars (what PMLR pages use)."""
+def _skip(err: InputError, on_error) -> None:
+    if on_error is None:
+        raise err
+    on_error(f"{err} (skipped)")
+
+
+def _front_matter(path: Path, text: str) -> dict:
+    """The YAML front matter of a Markdown page (PyYAML's safe loader), as text values."""
+    import yaml
+
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---":
         return {}
-    out: dict[str, str] = {}
-    i = 1
-    while i < len(lines) and lines[i].strip() != "---":
-        m = re.match(r"^([A-Za-z_][\w-]*):\s*(.*)$", lines[i])
-        i += 1
-        if not m:
-            continue
-        key, value = m.group(1), m.group(2).strip()
-        if value in (">", ">-", "|", "|-", ">+", "|+"):
-            block = []
-            while i < len(lines) and (lines[i].startswith((" ", "\t")) or not lines[i].strip()) and lines[i].strip() != "---":
-                block.append(lines[i].strip())
-                i += 1
-            value = (" " if value.startswith(">") else "\n").join(b for b in block if b)
-        elif len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1].replace("\\\"", "\"") if value[0] == '"' else value[1:-1].replace("''", "'")
-        out[key] = value
-    return out
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() in ("---", "...")), len(lines))
+    try:
+        meta = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(path, f"bad YAML front matter: {getattr(exc, 'problem', None) or exc}",
+                         mark.line + 2 if mark is not None else 1) from None
+    if not isinstance(meta, dict):
+        return {}
+    return {str(k): v if isinstance(v, (list, dict)) else "" if v is None else str(v) for k, v in meta.items()}
 
 
 def read_pmlr_md(path: Path, text: str, on_error=None) -> list[Record]:
     """A PMLR proceedings page (YAML front matter with title, abstract, software, openreview)."""
-    meta = _front_matter(text)
+    try:
+        meta = _front_matter(path, text)
+    except InputError as err:
+        _skip(err, on_error)
+        return []
     if not meta.get("abstract"):
-        err = InputError(path, "no abstract in the YAML front matter", 1)
-        if on_error is None:
-            raise err
-        on_error(f"{err} (skipped)")
+        _skip(InputError(path, "no abstract in the YAML front matter", 1), on_error)
         return []
     meta.setdefault("id", meta.get("id") or path.stem)
     meta.setdefault("code", meta.get("software", ""))
@@ -158,61 +158,27 @@ def read_pmlr_md(path: Path, text: str, on_error=None) -> list[Record]:
     return [record_from_mapping(meta, path, 0, 1)]
 
 
-def _bib_value(text: str, i: int) -> tuple[str, int]:
-    """A BibTeX field value at ``i``: {braced, nested}, "quoted" or a bare word."""
-    if text[i] == "{":
-        depth, j = 0, i
-        while j < len(text):
-            if text[j] == "{":
-                depth += 1
-            elif text[j] == "}":
-                depth -= 1
-                if depth == 0:
-                    return text[i + 1:j], j + 1
-            j += 1
-        raise ValueError("unbalanced braces")
-    if text[i] == '"':
-        j = i + 1
-        depth = 0
-        while j < len(text) and not (text[j] == '"' and depth == 0):
-            depth += {"{": 1, "}": -1}.get(text[j], 0)
-            j += 1
-        return text[i + 1:j], j + 1
-    m = re.match(r"[^,}\s]+", text[i:])
-    return (m.group(0) if m else ""), i + (m.end() if m else 0)
-
-
 def read_bibtex(path: Path, text: str, on_error=None) -> list[Record]:
-    """BibTeX entries with an ``abstract`` field (others are skipped silently)."""
+    """BibTeX entries with an ``abstract`` field (others are skipped silently), read by
+    bibtexparser: ``@string`` macros resolved, braces removed and LaTeX decoded into
+    text by pylatexenc (``29\\%`` -> ``29%``, ``{\\"o}`` -> ``ö``, ``$\\times$`` -> ``×``)."""
+    import bibtexparser
+    from bibtexparser.middlewares import LatexDecodingMiddleware
+
     source = source_name(path)
+    library = bibtexparser.parse_string(text, append_middleware=[LatexDecodingMiddleware(keep_math_mode=False)])
+    for block in library.failed_blocks:
+        head = block.raw.split(",", 1)[0].strip()[:60]
+        _skip(InputError(path, f"cannot parse the entry {head!r}", block.start_line + 1), on_error)
     out = []
-    for m in re.finditer(r"@(\w+)\s*\{\s*([^,\s]+)\s*,", text):
-        kind, key = m.group(1).lower(), m.group(2)
-        if kind in ("comment", "string", "preamble"):
-            continue
-        line = text[: m.start()].count("\n") + 1
-        fields: dict[str, str] = {"id": key}
-        i = m.end()
-        try:
-            while True:
-                f = re.compile(r"\s*([A-Za-z][\w-]*)\s*=\s*").match(text, i)
-                if not f:
-                    break
-                value, i = _bib_value(text, f.end())
-                fields[f.group(1).lower()] = " ".join(value.replace("{", "").replace("}", "").split())
-                c = re.compile(r"\s*,?").match(text, i)
-                i = c.end()
-        except (ValueError, IndexError):
-            err = InputError(path, f"entry {key!r}: cannot parse its fields", line)
-            if on_error is None:
-                raise err from None
-            on_error(f"{err} (skipped)")
-            continue
+    for entry in library.entries:
+        fields = {"id": entry.key}
+        fields.update((f.key.lower(), " ".join(str(f.value).split())) for f in entry.fields)
         if not fields.get("abstract"):
             continue
         fields.setdefault("venue", fields.get("booktitle") or fields.get("journal"))
         fields.setdefault("code", fields.get("software", ""))
-        out.append(record_from_mapping(fields, path, len(out), line, source))
+        out.append(record_from_mapping(fields, path, len(out), entry.start_line + 1, source))
     return out
 
 
