@@ -31,7 +31,6 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from train import report  # noqa: E402
 from kg.extract import extract_records  # noqa: E402
-from kg.extract.learned import default_model_path  # noqa: E402
 from kg.extract.pipeline import make_nlp  # noqa: E402
 from kg.extract.training import cross_validate, load_annotated, parse  # noqa: E402
 from kg.ingest import read_records, sample_paths  # noqa: E402
@@ -52,7 +51,7 @@ def shipped_table(shared: Path) -> None:
 
 def cv_table(shared: Path) -> None:
     nlp = make_nlp()
-    classifier = nlp.get_pipe("kg_span_classifier").from_disk(default_model_path())
+    classifier = nlp.get_pipe("kg_span_classifier")
     data = parse(nlp, load_annotated(shared), classifier.word_classes, classifier.terms)
     report(shared, cross_validate(classifier, data).preds, None)
 

@@ -129,7 +129,7 @@ def main() -> int:
                          "code after the classifier is cross-validated: same features, data and settings only)")
     args = ap.parse_args()
     t0 = time.time()
-    nlp = make_nlp()
+    nlp = make_nlp(model=None)
     classifier = nlp.get_pipe("kg_span_classifier")
     classifier.threshold, classifier.length_bonus = args.threshold, args.length_bonus
     classifier.word_classes, classifier.terms = corpus_features(

@@ -203,15 +203,16 @@ def test_pipeline_tokenizer_matches_spacy_rules_and_sets_singular_norms():
     from kg.extract import make_nlp
     from kg.text import singular
 
-    nlp = make_nlp()
+    nlp = make_nlp(model=None)
     # spaCy stops caching a text once a special case occurs; the whitespace rules that
     # only repeat their text are dropped, and tokens must stay what full rules give.
     assert "\n" not in nlp.tokenizer.rules and "e.g." in nlp.tokenizer.rules and "\u00a0" in nlp.tokenizer.rules
     full = spacy.blank("en").tokenizer
     full.infix_finditer, full.prefix_search, full.suffix_search = (
         nlp.tokenizer.infix_finditer, nlp.tokenizer.prefix_search, nlp.tokenizer.suffix_search)
+    norms = nlp.get_pipe("kg_token_norm")
     for text in _TOKEN_TEXTS:
-        ours = nlp(text)
+        ours = norms(nlp.make_doc(text))
         assert [(t.text, t.idx, t.whitespace_) for t in ours] == [(t.text, t.idx, t.whitespace_) for t in full(text)]
         assert [t.norm_ for t in ours] == [singular(t.lower_) for t in ours]
 
@@ -252,9 +253,9 @@ def test_token_texts_are_the_tokens_text_and_lower_case():
     from kg.extract import make_nlp
     from kg.extract.tokens import token_texts
 
-    nlp = make_nlp()
+    nlp = make_nlp(model=None)
     for text in _TOKEN_TEXTS + ["Ünïcode İstanbul ΣΑΣ straße café (CAFÉ) x\u200by"]:
-        doc = nlp(text)
+        doc = nlp.make_doc(text)
         assert token_texts(doc) == ([t.text for t in doc], [t.lower_ for t in doc])
 
 
@@ -269,7 +270,7 @@ def test_token_texts_are_the_tokens_text_and_lower_case():
 def test_names_with_sizes_are_one_token(text, tokens):
     from kg.extract import make_nlp
 
-    assert [t.text for t in make_nlp().make_doc(text)] == tokens
+    assert [t.text for t in make_nlp(model=None).make_doc(text)] == tokens
 
 
 def test_a_size_at_the_end_of_a_sentence_is_no_name():
@@ -317,3 +318,25 @@ def test_a_title_naming_the_proposal_in_full_joins_the_abstracts_short_name():
     proposed = [e for e in ex.entities if e.role == "proposed"]
     assert len(proposed) == 1 and proposed[0].name == "DFR-FastMOT"
     assert "Detection Failure Resistant Tracker" in proposed[0].aliases
+
+
+def test_the_pipeline_declares_what_each_component_sets_and_reads():
+    from kg.extract import make_nlp
+
+    nlp = make_nlp(model=None)
+    analysis = nlp.analyze_pipes()
+    assert not any(analysis["problems"].values())
+    for name in nlp.pipe_names[1:]:
+        assert analysis["summary"][name]["assigns"], name
+    # the rules' span groups are settings: the classifier reads the ones it is told
+    assert nlp.get_pipe_config("kg_gazetteer")["spans_key"] in nlp.get_pipe_config("kg_span_classifier")["rule_keys"]
+    doc = nlp.get_pipe("kg_gazetteer")(nlp.get_pipe("kg_token_norm")(nlp.make_doc("We train ResNet on ImageNet.")))
+    assert [s.text for s in doc.spans["kg_gazetteer"]] == ["ResNet", "ImageNet"]
+
+
+def test_a_span_classifier_without_a_model_says_so():
+    from kg.extract import make_nlp
+
+    nlp = make_nlp(model=None)
+    with pytest.raises(ValueError, match="no model"):
+        nlp("We propose FooNet.")

@@ -21,7 +21,7 @@ from kg.pipeline.staging import Staging
 from kg.pipeline.talk import Talk
 from kg.resolve.entities import resolve
 from kg.rdf.namespace import DEFAULT_BASE
-from kg.pipeline.reuse import STATE_FILE, read_state
+from kg.pipeline.state import STATE_FILE, read_state
 from kg.rdf.store import store_updates
 import kg.rdf.store
 
@@ -171,6 +171,7 @@ def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkey
     import errno
 
     import kg.pipeline.outputs
+    from kg.pipeline.blocks import Blocks
 
     records = corpus(40, 11)
     out = tmp_path / "out"
@@ -181,7 +182,7 @@ def test_an_error_of_the_block_writer_process_reaches_the_build(tmp_path, monkey
         (tmp_path / "pid").write_text(str(os.getpid()))
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(kg.pipeline.outputs, part, full_disk)
+    monkeypatch.setattr(kg.pipeline.outputs if part == "draw_view" else Blocks, part, full_disk)
     with pytest.raises(OSError) as err:
         build(records, out)
     assert err.value.errno == errno.ENOSPC
@@ -319,7 +320,7 @@ def test_sink_bytes_the_same_with_a_small_writeback_window(tmp_path):
     import sys
 
     from kg.pipeline.writeback import Source
-    from kg.pipeline.reuse import Sink
+    from kg.pipeline.writeback import Sink
 
     rng = random.Random(7)
     old = tmp_path / "old.bin"
@@ -351,7 +352,8 @@ def test_sink_bytes_the_same_with_a_small_writeback_window(tmp_path):
 def test_the_store_delta_moves_only_the_lines_that_changed(tmp_path):
     # A changed unit's old and new blocks are compared line by line; a new unit's block is
     # added and a gone unit's removed as byte ranges of their files.
-    from kg.pipeline.reuse import COLUMN, SLOTS, Blocks
+    from kg.pipeline.blocks import Blocks
+    from kg.pipeline.state import COLUMN, SLOTS
 
     def row(digest, start, end):
         r = [digest, 0] + [-1] * (2 * len(SLOTS))

@@ -14,7 +14,7 @@ ABSTRACTS = [
 
 
 def corpus():
-    tok = make_nlp().tokenizer
+    tok = make_nlp(model=None).tokenizer
     words = lambda t: [x.text for x in tok(t) if not x.is_space]  # noqa: E731
     return [(words(t), words(a), [words(k) for k in kws]) for t, a, kws in ABSTRACTS]
 

@@ -42,7 +42,7 @@ def tiny_items():
 
 @pytest.fixture(scope="module")
 def tiny():
-    nlp = make_nlp()
+    nlp = make_nlp(model=None)
     return nlp, parse(nlp, tiny_items())
 
 
@@ -104,7 +104,7 @@ def test_training_is_deterministic_and_round_trips_through_disk(tiny, tmp_path):
     clf = nlp.get_pipe("kg_span_classifier")
     clf.model, clf.lexicon = a, lex
     clf.to_disk(tmp_path / "model")
-    fresh = make_nlp().get_pipe("kg_span_classifier").from_disk(tmp_path / "model")
+    fresh = make_nlp(model=tmp_path / "model").get_pipe("kg_span_classifier")
     assert fresh.model.features == a.features
     assert numpy.array_equal(fresh.model.weights, a.weights)
     assert a.hidden is not None and all(numpy.array_equal(x, y) for x, y in zip(fresh.model.hidden, a.hidden))
@@ -126,20 +126,20 @@ def test_a_model_trained_on_tiny_data_finds_what_it_learned(tiny):
 
 def test_cross_validation_predicts_every_record_once(tiny):
     nlp, data = tiny
-    clf = make_nlp().get_pipe("kg_span_classifier")
+    clf = make_nlp(model=None).get_pipe("kg_span_classifier")
     cv = cross_validate(clf, data, folds=2, epochs=2)
     assert sorted(doc for _, doc in cv.preds) == sorted(d.gold.doc for d in data)
 
 
 def test_the_name_level_model_learns_from_the_folds_and_decides_the_roles(tiny, tmp_path):
     nlp, data = tiny
-    clf = make_nlp().get_pipe("kg_span_classifier")
+    clf = make_nlp(model=None).get_pipe("kg_span_classifier")
     cv = cross_validate(clf, data, folds=2, epochs=20)
     assert cv.roles and {y for _, y in cv.roles} == {0, 1}  # names of proposed and of used methods
     clf.model, clf.lexicon, _ = train_model(data, epochs=20)
     clf.roles = train_roles(cv.roles)
     clf.to_disk(tmp_path / "model")
-    fresh = make_nlp().get_pipe("kg_span_classifier").from_disk(tmp_path / "model")
+    fresh = make_nlp(model=tmp_path / "model").get_pipe("kg_span_classifier")
     assert fresh.roles is not None and fresh.roles.model.features == clf.roles.model.features
     new = parse(nlp, [("dev", Record(doc="new#0", abstract="We propose KelpNet for leaf counting and compare it "
                                      "with ZorbNet on Quuxset.", source="new", index=0), Gold("new#0"))])
@@ -160,7 +160,7 @@ def test_cross_validation_reads_the_fold_models_it_kept(tiny, tmp_path):
     import numpy as np
 
     nlp, data = tiny
-    clf = make_nlp().get_pipe("kg_span_classifier")
+    clf = make_nlp(model=None).get_pipe("kg_span_classifier")
     first = cross_validate(clf, data, folds=2, epochs=2, models=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["0", "1"]
     assert cross_validate(clf, data, folds=2, epochs=2, models=tmp_path) == first

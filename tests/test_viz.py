@@ -45,7 +45,7 @@ def test_view_object_holds_every_node(sample_kg):
     net = build_view(sample_kg.nx)
     assert len(net.nodes) == sample_kg.nx.number_of_nodes()
     assert len(net.edges) == sample_kg.nx.number_of_edges()
-    assert set(net.kg_cards) == set(sample_kg.nx.nodes)
+    assert set(net.cards) == set(sample_kg.nx.nodes)
     html = render_html(net)
     assert html == render_html(build_view(sample_kg.nx))  # deterministic
 
@@ -181,10 +181,10 @@ def test_hub_cards_list_the_first_links_and_count_the_rest():
     for i in range(CARD_LINKS + 7):
         G.add_node(f"paper/{i:04d}", type="Paper", label=f"P{i:04d}", abstract="x", docs=[f"d{i}"])
         G.add_edge(f"paper/{i:04d}", "task/t", key="addressesTask")
-    card = build_view(G, view="overview").kg_cards["task/t"]
+    card = build_view(G, view="overview").cards["task/t"]
     assert len(card["links"]) == CARD_LINKS and card["more"] == 7
     assert card["links"][0][2] == "paper/0000" and card["links"][-1][2] == f"paper/{CARD_LINKS - 1:04d}"
-    assert "more" not in build_view(G, view="overview").kg_cards["paper/0000"]
+    assert "more" not in build_view(G, view="overview").cards["paper/0000"]
 
 
 @pytest.mark.parametrize("view", ["method-task", "dataset"])

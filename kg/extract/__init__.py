@@ -48,11 +48,11 @@ def tokenizer_safe(text: str) -> str:
     return _LONG_RUN.sub(lambda m: "".join(c if i % 100 else " " for i, c in enumerate(m.group(0), 1)), text)
 
 
-def make_nlp():
+def make_nlp(*args, **kwargs):
     """A fresh extraction pipeline (:func:`kg.extract.pipeline.make_nlp`)."""
     from kg.extract.pipeline import make_nlp
 
-    return make_nlp()
+    return make_nlp(*args, **kwargs)
 
 
 def get_nlp():
@@ -68,6 +68,7 @@ def _first_pass(items: list[tuple[str, int]], batch_size: int = 64, nlp=None) ->
     from kg.extract.components import sentences
 
     nlp = nlp or get_nlp()
+    groups = nlp.get_pipe("kg_span_classifier").groups
     cleaned = [normalize_record(text, tlen, _TITLE_SEP) for text, tlen in items]
 
     def gen():
@@ -80,7 +81,7 @@ def _first_pass(items: list[tuple[str, int]], batch_size: int = 64, nlp=None) ->
     out = []
     for doc, (_, tlen, tmap, amap, _) in zip(nlp.pipe(gen(), batch_size=batch_size), cleaned):
         sents = [(s.start_char - tlen, s.end_char - tlen) for s in sentences(doc) if s.start_char >= tlen]
-        out.append(remap(assemble(doc, "", offset=tlen, title_len=tlen), sents, tmap, amap))
+        out.append(remap(assemble(doc, "", offset=tlen, title_len=tlen, groups=groups), sents, tmap, amap))
     return out
 
 

@@ -26,8 +26,9 @@ GROUPS = (("kg_learned_proposed", "proposed"), ("kg_learned", "used"))
 _TYPE_ORDER = {"Method": 0, "Dataset": 1, "Task": 2}
 
 
-def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extraction:
-    """The extraction of one record.
+def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0, groups=GROUPS) -> Extraction:
+    """The extraction of one record, from the span groups of ``groups`` ((key, role of its
+    methods) pairs: the span classifier's :attr:`~kg.extract.learned.SpanClassifier.groups`).
 
     ``offset`` is subtracted from every char offset (a title was prepended to
     the abstract, separated by ``title_len`` characters): mentions in the title
@@ -36,7 +37,7 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     full = doc_text(doc)
     taken = Taken(len(full))
     uf = UnionFind()
-    picked, canon = pick_spans(doc, taken, uf)
+    picked, canon = pick_spans(doc, taken, uf, groups)
     add_recurrences(doc, full, picked, taken)
     picked.sort()
     mention = _mention_maker(doc, full, offset, title_len)
@@ -54,14 +55,14 @@ def assemble(doc: Doc, doc_id: str, offset: int = 0, title_len: int = 0) -> Extr
     return Extraction(doc=doc_id, entities=tuple(entities), github=tuple(github), mentions=tuple(all_mentions))
 
 
-def pick_spans(doc: Doc, taken: Taken, uf: UnionFind) -> tuple[list[tuple], dict[str, str]]:
-    """The spans of :data:`GROUPS` that overlap none picked before, as (start, end,
+def pick_spans(doc: Doc, taken: Taken, uf: UnionFind, groups=GROUPS) -> tuple[list[tuple], dict[str, str]]:
+    """The spans of ``groups`` that overlap none picked before, as (start, end,
     text, type, role, source), and the definitions' other side; ``uf`` joins the
     compact keys of the spans naming one thing (a rule's canonical name, an acronym
     and its expansion). Also {key: canonical name} of the rules' names."""
     picked: list[tuple[int, int, str, str, str, str]] = []
     canon: dict[str, str] = {}  # key -> canonical name given by a lexicon or a task rule
-    for group, role in GROUPS:
+    for group, role in groups:
         for span in doc.spans.get(group, []):
             s, e = span.start_char, span.end_char
             if taken.overlaps(s, e):

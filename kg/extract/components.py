@@ -43,8 +43,9 @@ for _name, _default in (("kg_github", None), ("kg_abbreviations", None), ("kg_ti
 class MatchComponent:
     """A component as spaCy's own: ``__call__`` is ``match`` then ``set_annotations``."""
 
-    def __init__(self, nlp: Language, name: str):
+    def __init__(self, nlp: Language, name: str, spans_key: str | None = None):
         self.name = name
+        self.spans_key = spans_key  # the span group it sets, if it sets one
 
     def __call__(self, doc: Doc) -> Doc:
         self.set_annotations(doc, self.match(doc))
@@ -130,7 +131,7 @@ class TokenNorm:
         return token_norm(doc, self.cache)
 
 
-@Language.factory("kg_token_norm", default_config={})
+@Language.factory("kg_token_norm", default_config={}, assigns=["token.norm"])
 def make_token_norm(nlp: Language, name: str) -> TokenNorm:
     return TokenNorm(nlp, name)
 
@@ -147,7 +148,7 @@ class GithubFinder(MatchComponent):
         doc._.kg_github = found
 
 
-@Language.factory("kg_github", default_config={})
+@Language.factory("kg_github", default_config={}, assigns=["doc._.kg_github"])
 def make_github(nlp: Language, name: str) -> GithubFinder:
     return GithubFinder(nlp, name)
 
@@ -164,7 +165,8 @@ class AbbreviationDetector(MatchComponent):
         doc._.kg_abbreviations = pairs
 
 
-@Language.factory("kg_abbreviations", default_config={})
+@Language.factory("kg_abbreviations", default_config={}, assigns=["doc._.kg_abbreviations"],
+                  requires=["doc.sents"])
 def make_abbreviations(nlp: Language, name: str) -> AbbreviationDetector:
     return AbbreviationDetector(nlp, name)
 
@@ -226,9 +228,10 @@ class DefinedTerms(MatchComponent):
         return out
 
     def set_annotations(self, doc: Doc, spans: list[Span]) -> None:
-        doc.spans["kg_defined"] = spans
+        doc.spans[self.spans_key] = spans
 
 
-@Language.factory("kg_defined_terms", default_config={})
-def make_defined_terms(nlp: Language, name: str) -> DefinedTerms:
-    return DefinedTerms(nlp, name)
+@Language.factory("kg_defined_terms", default_config={"spans_key": "kg_defined"},
+                  assigns=["doc.spans"], requires=["doc._.kg_abbreviations"])
+def make_defined_terms(nlp: Language, name: str, spans_key: str) -> DefinedTerms:
+    return DefinedTerms(nlp, name, spans_key)

@@ -156,9 +156,9 @@ class ContextCues(MatchComponent):
         return False
 
     def set_annotations(self, doc: Doc, spans: list[Span]) -> None:
-        doc.spans["kg_cues"] = filter_spans(spans)
+        doc.spans[self.spans_key] = filter_spans(spans)
 
 
-@Language.factory("kg_cues", default_config={})
-def make_cues(nlp: Language, name: str) -> ContextCues:
-    return ContextCues(nlp, name)
+@Language.factory("kg_cues", default_config={"spans_key": "kg_cues"}, assigns=["doc.spans"], requires=["doc.sents"])
+def make_cues(nlp: Language, name: str, spans_key: str) -> ContextCues:
+    return ContextCues(nlp, name, spans_key)

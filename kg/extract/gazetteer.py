@@ -33,8 +33,8 @@ def _case_sensitive(form: str, type_: str) -> bool:
 class Gazetteer(MatchComponent):
     """Match gazetteer names; ``types`` limits the entry types used."""
 
-    def __init__(self, nlp: Language, name: str, types: list[str]):
-        super().__init__(nlp, name)
+    def __init__(self, nlp: Language, name: str, types: list[str], spans_key: str = "kg_gazetteer"):
+        super().__init__(nlp, name, spans_key)
         self.exact = PhraseMatcher(nlp.vocab, attr="ORTH")
         self.norm = PhraseMatcher(nlp.vocab, attr="NORM")
         exact: dict[str, list] = {}
@@ -73,9 +73,10 @@ class Gazetteer(MatchComponent):
         return filter_spans(spans)
 
     def set_annotations(self, doc: Doc, spans: list[Span]) -> None:
-        doc.spans["kg_gazetteer"] = spans
+        doc.spans[self.spans_key] = spans
 
 
-@Language.factory("kg_gazetteer", default_config={"types": ["Method", "Dataset", "Task"]})
-def make_gazetteer(nlp: Language, name: str, types: list[str]) -> Gazetteer:
-    return Gazetteer(nlp, name, types)
+@Language.factory("kg_gazetteer", default_config={"types": ["Method", "Dataset", "Task"], "spans_key": "kg_gazetteer"},
+                  assigns=["doc.spans"], requires=["token.norm"])
+def make_gazetteer(nlp: Language, name: str, types: list[str], spans_key: str) -> Gazetteer:
+    return Gazetteer(nlp, name, types, spans_key)

@@ -72,6 +72,7 @@ def balanced(text: str) -> bool:
             if depth < 0:
                 return False
     return depth == 0
+#: The rules' span groups the classifier reads (their names are features of the model).
 RULE_GROUPS = ("kg_proposed", "kg_defined", "kg_tasks", "kg_gazetteer", "kg_cues")
 LABELS = {1: "Method", 2: "Method", 3: "Task", 4: "Dataset"}
 
@@ -138,16 +139,17 @@ def _ratio(a: int, b: int) -> str:
     return "<.2" if r < .2 else "<.5" if r < .5 else "<.8" if r < .8 else "hi"
 
 
-def doc_candidates(doc: Doc, word_classes: dict | None = None, terms: TermStats | None = None
-                   ) -> tuple[list[tuple[int, int]], list[str], object]:
-    """The candidate spans of ``doc``, their texts, and the features' shared context."""
+def doc_candidates(doc: Doc, word_classes: dict | None = None, terms: TermStats | None = None,
+                   rule_keys=RULE_GROUPS) -> tuple[list[tuple[int, int]], list[str], object]:
+    """The candidate spans of ``doc``, their texts, and the features' shared context
+    (``rule_keys``: the rules' span groups)."""
     spans = set(candidate_spans(doc))
-    for g in RULE_GROUPS:
+    for g in rule_keys:
         for s in doc.spans.get(g, []):
             spans.add((s.start, s.end))
     spans = sorted(spans)
     keywords = frozenset(compact_key(p) for k in doc._.kg_keywords or () for p in (k, *k.split(":")) if p.strip())
-    ctx = doc_context(doc, RULE_GROUPS, keywords=keywords, word_classes=word_classes, terms=terms)
+    ctx = doc_context(doc, rule_keys, keywords=keywords, word_classes=word_classes, terms=terms)
     full = doc_text(doc)
     bounds = doc.to_array([IDX, LENGTH]).tolist() if len(doc) else []
     texts = [full[bounds[i][0]:bounds[j - 1][0] + bounds[j - 1][1]] for i, j in spans]
@@ -234,10 +236,17 @@ def trimmed_end(texts: list[str], i: int, j: int, c: int) -> int:
 
 
 class SpanClassifier(MatchComponent):
-    def __init__(self, nlp: Language, name: str, threshold: float = 0.5, length_bonus: float = 0.1):
-        super().__init__(nlp, name)
+    """Score candidate spans (and the rules' spans of ``rule_keys``) as the paper's own
+    method, a method, a task, a dataset or none; the paper's own methods go to the span
+    group ``proposed_key``, the others to ``spans_key``. Empty until :meth:`from_disk`
+    (or :meth:`initialize`) loads a model."""
+
+    def __init__(self, nlp: Language, name: str, threshold: float = 0.5, length_bonus: float = 0.1,
+                 rule_keys=RULE_GROUPS, spans_key: str = "kg_learned", proposed_key: str = "kg_learned_proposed"):
+        super().__init__(nlp, name, spans_key)
         self.threshold = threshold
         self.length_bonus = length_bonus
+        self.rule_keys, self.proposed_key = list(rule_keys), proposed_key
         self.model: SparseSoftmax | None = None
         self.lexicon = Lexicon()
         self.word_classes: dict[str, list[int]] = {}
@@ -248,8 +257,8 @@ class SpanClassifier(MatchComponent):
         """The candidates worth scoring, their texts, their class probabilities and the
         features' shared context."""
         if self.model is None:
-            self.from_disk(default_model_path())
-        spans, texts, ctx = doc_candidates(doc, self.word_classes, self.terms)
+            raise ValueError(f"{self.name} has no model: load one with from_disk() or initialize()")
+        spans, texts, ctx = doc_candidates(doc, self.word_classes, self.terms, self.rule_keys)
         keep = [k for k in kept_candidates(spans, texts, ctx, self.lexicon) if nameable(texts[k])]
         spans, texts = [spans[k] for k in keep], [texts[k] for k in keep]
         # a bounded number of feature lists alive at once, however long the record
@@ -270,7 +279,7 @@ class SpanClassifier(MatchComponent):
         # Every span of one name carries the name as its kb_id (so that the spans are one
         # entity downstream): a rule's canonical name for one of them ("SGD" -> "stochastic
         # gradient descent"), else the shortest of a task's forms, the longest of the others'.
-        kb = {(s.start, s.end, s.label_): s.kb_id_ for g in RULE_GROUPS for s in doc.spans.get(g, []) if s.kb_id_}
+        kb = {(s.start, s.end, s.label_): s.kb_id_ for g in self.rule_keys for s in doc.spans.get(g, []) if s.kb_id_}
         names: dict[str, str] = {}
         texts = token_texts(doc)[0]
         for i, j, c, g in found:
@@ -300,9 +309,18 @@ class SpanClassifier(MatchComponent):
                 end = trimmed_end(texts, span[0], span[1], c)
                 if end < span[1]:
                     names[g] = doc[span[0]:end].text
-        doc.spans["kg_learned_proposed"] = [Span(doc, i, j, label="Method", kb_id=names[g])
-                                            for i, j, c, g in found if c == 1]
-        doc.spans["kg_learned"] = [Span(doc, i, j, label=LABELS[c], kb_id=names[g]) for i, j, c, g in found if c != 1]
+        doc.spans[self.proposed_key] = [Span(doc, i, j, label="Method", kb_id=names[g])
+                                        for i, j, c, g in found if c == 1]
+        doc.spans[self.spans_key] = [Span(doc, i, j, label=LABELS[c], kb_id=names[g]) for i, j, c, g in found if c != 1]
+
+    @property
+    def groups(self) -> tuple[tuple[str, str], ...]:
+        """The span groups it sets, with the role of their methods."""
+        return (self.proposed_key, "proposed"), (self.spans_key, "used")
+
+    def initialize(self, get_examples=None, *, nlp: Language | None = None, model: str | Path | None = None) -> None:
+        """Load ``model`` (a folder :meth:`to_disk` wrote; by default the shipped one)."""
+        self.from_disk(model or default_model_path())
 
     def to_disk(self, path, exclude=()) -> None:
         path = Path(path)
@@ -338,6 +356,10 @@ def default_model_path() -> Path:
     return Path(str(resources.files("kg") / "resources" / "model"))
 
 
-@Language.factory("kg_span_classifier", default_config={"threshold": 0.5, "length_bonus": 0.1})
-def make_span_classifier(nlp: Language, name: str, threshold: float, length_bonus: float) -> SpanClassifier:
-    return SpanClassifier(nlp, name, threshold, length_bonus)
+@Language.factory("kg_span_classifier",
+                  default_config={"threshold": 0.5, "length_bonus": 0.1, "rule_keys": list(RULE_GROUPS),
+                                  "spans_key": "kg_learned", "proposed_key": "kg_learned_proposed"},
+                  assigns=["doc.spans"], requires=["doc.sents", "doc.spans", "token.norm", "doc._.kg_abbreviations"])
+def make_span_classifier(nlp: Language, name: str, threshold: float, length_bonus: float, rule_keys: list[str],
+                         spans_key: str, proposed_key: str) -> SpanClassifier:
+    return SpanClassifier(nlp, name, threshold, length_bonus, rule_keys, spans_key, proposed_key)

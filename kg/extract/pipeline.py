@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 import spacy
 from spacy.attrs import ORTH
@@ -17,8 +18,14 @@ RULES = ("kg_token_norm", "kg_github", "kg_abbreviations", "kg_defined_terms", "
 COMPONENTS = RULES + ("kg_span_classifier",)
 
 
-def make_nlp() -> Language:
-    """A fresh extraction pipeline. No model is loaded: it runs offline.
+#: Load the shipped span classifier (:func:`make_nlp`'s default).
+SHIPPED = "shipped"
+
+
+def make_nlp(model: str | Path | None = SHIPPED) -> Language:
+    """A fresh extraction pipeline, offline: its span classifier loaded from ``model``
+    (a folder its ``to_disk`` wrote; :data:`SHIPPED`, the model in the package), or
+    left empty for training with ``None``.
 
     The tokenizer keeps hyphenated words whole ("FSL-Net", "layer-wise"), since
     names are the unit of extraction.
@@ -52,6 +59,8 @@ def make_nlp() -> Language:
     # had filled while the pipeline was built: the corpus's own words get it.
     nlp.tokenizer.rules = {k: v for k, v in nlp.tokenizer.rules.items()
                            if not (k.isspace() and v == [{ORTH: k}])}
+    if model is not None:
+        nlp.get_pipe("kg_span_classifier").initialize(nlp=nlp, model=None if model == SHIPPED else model)
     return nlp
 
 

@@ -107,8 +107,8 @@ def _first_use(doc: Doc, term: str) -> int:
 class ProposalFinder(MatchComponent):
     """Find the names a paper gives its own contribution (see the module docstring)."""
 
-    def __init__(self, nlp: Language, name: str, window: int):
-        super().__init__(nlp, name)
+    def __init__(self, nlp: Language, name: str, window: int, spans_key: str = "kg_proposed"):
+        super().__init__(nlp, name, spans_key)
         self.window = window
 
     def match(self, doc: Doc) -> list[Span]:
@@ -280,9 +280,10 @@ class ProposalFinder(MatchComponent):
         return out
 
     def set_annotations(self, doc: Doc, spans: list[Span]) -> None:
-        doc.spans["kg_proposed"] = filter_spans(spans)
+        doc.spans[self.spans_key] = filter_spans(spans)
 
 
-@Language.factory("kg_proposals", default_config={"window": 20})
-def make_proposals(nlp: Language, name: str, window: int) -> ProposalFinder:
-    return ProposalFinder(nlp, name, window)
+@Language.factory("kg_proposals", default_config={"window": 20, "spans_key": "kg_proposed"},
+                  assigns=["doc.spans"], requires=["doc.sents", "doc._.kg_abbreviations"])
+def make_proposals(nlp: Language, name: str, window: int, spans_key: str) -> ProposalFinder:
+    return ProposalFinder(nlp, name, window, spans_key)

@@ -103,7 +103,12 @@ def _head_kind(low: str) -> str | None:
 
 
 class TaskFinder(MatchComponent):
-    """Find task names by their head noun and the words around them."""
+    """Find task names by their head noun and the words around them (and the known
+    ones in the gazetteer's span group, ``gazetteer_key``)."""
+
+    def __init__(self, nlp: Language, name: str, spans_key: str = "kg_tasks", gazetteer_key: str = "kg_gazetteer"):
+        super().__init__(nlp, name, spans_key)
+        self.gazetteer_key = gazetteer_key
 
     def candidates(self, doc: Doc) -> list[tuple[Span, str]]:
         """(span, canonical name) of every noun-phrase and verb-phrase candidate."""
@@ -163,7 +168,7 @@ class TaskFinder(MatchComponent):
         return out
 
     def match(self, doc: Doc) -> list[Span]:
-        gaz = list(doc.spans.get("kg_gazetteer", []))
+        gaz = list(doc.spans.get(self.gazetteer_key, []))
         other = bytearray(len(doc))  # tokens inside a known method or dataset name
         known: dict[int, int] = {}  # start -> end of known task names
         for g in gaz:
@@ -261,9 +266,10 @@ class TaskFinder(MatchComponent):
         return extra
 
     def set_annotations(self, doc: Doc, spans: list[Span]) -> None:
-        doc.spans["kg_tasks"] = spans
+        doc.spans[self.spans_key] = spans
 
 
-@Language.factory("kg_tasks", default_config={})
-def make_tasks(nlp: Language, name: str) -> TaskFinder:
-    return TaskFinder(nlp, name)
+@Language.factory("kg_tasks", default_config={"spans_key": "kg_tasks", "gazetteer_key": "kg_gazetteer"},
+                  assigns=["doc.spans"], requires=["doc.sents", "doc.spans"])
+def make_tasks(nlp: Language, name: str, spans_key: str, gazetteer_key: str) -> TaskFinder:
+    return TaskFinder(nlp, name, spans_key, gazetteer_key)

@@ -145,7 +145,7 @@ def parse(nlp, items: list[tuple[str, Record, Gold]], word_classes: dict | None 
         doc._.kg_keywords = keywords
         for proc in rules:
             doc = proc(doc)
-        spans, texts, ctx = doc_candidates(doc, word_classes, terms)
+        spans, texts, ctx = doc_candidates(doc, word_classes, terms, nlp.get_pipe("kg_span_classifier").rule_keys)
         labels = [gold.label(t) for t in texts]
         out.append(Parsed(name, rec, gold, doc, spans, texts, ctx, labels, doc_keys(texts, labels),
                           (ctlen, tmap, amap)))
@@ -187,7 +187,8 @@ def predict(classifier, parsed: list[Parsed]) -> list:
         doc = classifier(d.doc)
         tlen, tmap, amap = d.maps
         sents = [(s.start_char - tlen, s.end_char - tlen) for s in sentences(doc) if s.start_char >= tlen]
-        firsts.append(remap(assemble(doc, d.gold.doc, offset=tlen, title_len=tlen), sents, tmap, amap))
+        firsts.append(remap(assemble(doc, d.gold.doc, offset=tlen, title_len=tlen, groups=classifier.groups),
+                            sents, tmap, amap))
     lexicon = build_lexicon(ex for ex, _ in firsts)
     pattern = _pattern(lexicon)
     if pattern is None:

@@ -14,6 +14,8 @@ import dataclasses
 import functools
 import json
 
+from collections.abc import Iterator
+
 import networkx as nx
 
 from kg._json import dumps
@@ -29,43 +31,55 @@ def _mention(m: Mention) -> dict:
     return m.to_dict()
 
 
-def write_graph_json(G: nx.MultiDiGraph, fh, reuse=None) -> None:
-    """Stream the node-link JSON of ``G`` to a text file, one node or link a line.
+def generate_graph_json(G: nx.MultiDiGraph, skip=None) -> Iterator[tuple[str | None, str | None, str | None]]:
+    """The node-link JSON of ``G`` in pieces, one node or link a line: yields
+    ``(section, unit, text)``: a node's line (section ``"json.nodes"``, the node) or a
+    node's out-links (``"json.links"``, their source), and ``(None, None, text)`` for
+    the text around them. ``skip(section, unit)`` true yields ``text`` None (for a
+    caller that has those bytes from elsewhere); never for the first of a section, whose
+    text has no separator before it.
 
-    ``reuse`` (a :class:`kg.pipeline.reuse.Blocks`, with ``fh`` a :class:`kg.pipeline.reuse.Sink`)
-    copies unchanged papers' lines from the last build's file; same text."""
-    fh.write('{"directed": true, "format": ' + json.dumps(FORMAT) + ', "multigraph": true,\n"nodes": [')
-    nodes = G._node
+    >>> G = nx.MultiDiGraph([("a", "b")])
+    >>> [(section, unit) for section, unit, _ in generate_graph_json(G)]
+    [(None, None), ('json.nodes', 'a'), ('json.nodes', 'b'), (None, None), ('json.links', 'a'), (None, None)]
+    """
+    yield None, None, '{"directed": true, "format": ' + json.dumps(FORMAT) + ', "multigraph": true,\n"nodes": ['
+    nodes = G.nodes
     for i, n in enumerate(sorted(nodes)):
-        if reuse is None:
-            fh.write(("\n" if i == 0 else ",\n") + _ENCODE({"id": n, **nodes[n]}))
+        if i and skip is not None and skip("json.nodes", n):
+            yield "json.nodes", n, None
         else:
-            reuse.json_block("json.nodes", n, i == 0, fh,
-                             lambda: fh.write(("\n" if i == 0 else ",\n") + _ENCODE({"id": n, **nodes[n]})))
-    fh.write('],\n"links": [')
+            yield "json.nodes", n, ("\n" if i == 0 else ",\n") + _ENCODE({"id": n, **nodes[n]})
+    yield None, None, '],\n"links": ['
     first = True
-    succ = G._succ  # node -> neighbour -> key -> data, networkx's documented adjacency
-
-    def links(u: str, first: bool) -> None:
-        parts = []
-        for v, keys in sorted(succ[u].items()):
-            for k, d in sorted(keys.items()):
-                link = {"source": u, "target": v, "key": k}
-                for name, value in d.items():
-                    link[name] = [_mention(m) for m in value] if name == "mentions" else value
-                parts.append(("\n" if first else ",\n") + _ENCODE(link))
-                first = False
-        fh.write("".join(parts))
-
-    for u in sorted(succ):  # links in (source, target, key) order
-        if not succ[u]:
+    for u, nbrs in sorted(G.adjacency()):  # links in (source, target, key) order
+        if not nbrs:
             continue
-        if reuse is None:
-            links(u, first)
+        if not first and skip is not None and skip("json.links", u):
+            yield "json.links", u, None
         else:
-            reuse.json_block("json.links", u, first, fh, lambda: links(u, first))
+            yield "json.links", u, _links(u, nbrs, first)
         first = False
-    fh.write("]}\n")
+    yield None, None, "]}\n"
+
+
+def _links(u: str, nbrs: dict, first: bool) -> str:
+    """The lines of ``u``'s out-links (``nbrs``: neighbour -> key -> data)."""
+    parts = []
+    for v, keys in sorted(nbrs.items()):
+        for k, d in sorted(keys.items()):
+            link = {"source": u, "target": v, "key": k}
+            for name, value in d.items():
+                link[name] = [_mention(m) for m in value] if name == "mentions" else value
+            parts.append(("\n" if first else ",\n") + _ENCODE(link))
+            first = False
+    return "".join(parts)
+
+
+def write_graph_json(G: nx.MultiDiGraph, fh) -> None:
+    """Stream the node-link JSON of ``G`` to a text file, one node or link a line."""
+    for _, _, text in generate_graph_json(G):
+        fh.write(text)
 
 
 def graph_to_json(G: nx.MultiDiGraph) -> str:

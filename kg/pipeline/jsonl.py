@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kg._json import dumps
-from kg.pipeline.reuse import Sink
+from kg.pipeline.writeback import Sink
 from kg.io.graphjson import records_to_jsonl
 from kg.model import Extraction
 

@@ -26,7 +26,10 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from kg._gc import without_gc
 from kg.pipeline.forked import Forked
 from kg.pipeline.jsonl import write_jsonl
-from kg.pipeline.reuse import DELTA_MIN_SHARE, STATE_FILE, Blocks, Sink, file_check, read_state, unit_digests, write_state
+from kg.pipeline.blocks import DELTA_MIN_SHARE, Blocks
+from kg.pipeline.digests import unit_digests
+from kg.pipeline.state import STATE_FILE, file_check, read_state, write_state
+from kg.pipeline.writeback import Sink
 from kg.files import atomic_write, swap
 from kg.pipeline.staging import Staging
 from kg.pipeline.talk import Talk
@@ -34,10 +37,9 @@ from kg.extract import PIPELINE_VERSION
 from kg.model import Extraction
 from kg.rdf.namespace import DEFAULT_BASE
 from kg.rdf.ontology import ontology_quads
-from kg.rdf.statements import jsonld_context, usage_table, write_rdf
+from kg.rdf.statements import jsonld_context, usage_table
 from kg.rdf.store import STORE_DIR, StoreLoader, StoreUpdater, compact_after
 from kg.resolve.algorithms import top
-from kg.io.graphjson import write_graph_json
 from kg.web.pageindex import PAGE_INDEX, write_page_index
 from kg.web.views import VIEWS
 from kg.web.viz import CardCache, page_html, render_html
@@ -115,7 +117,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     serializations (``ttl``, ``nt``, ``jsonld``); N-Triples are always written. With
     ``reuse``, the blocks of papers and entities unchanged since the build already in
     ``outdir`` are copied from its files and its store is updated, not rebuilt (see
-    :mod:`kg.pipeline.reuse`; the same bytes as without). ``talk`` (:class:`~kg.pipeline.talk.Talk`)
+    :mod:`kg.pipeline.blocks`; the same bytes as without). ``talk`` (:class:`~kg.pipeline.talk.Talk`)
     hears how much was reused, or why nothing was, and shows the progress. ``staging`` is the build's folder if it was made
     before the graph (its JSON Lines files then started). ``store_compaction``: when an updated store is
     compacted (``auto``, ``always``, ``never``; see :func:`kg.rdf.store.compact_after`).
@@ -267,8 +269,7 @@ class _Write:
 
     def write_rdf_files(self, blocks: Blocks) -> int:
         """graph.nt / .ttl / .jsonld (and context.jsonld); returns the triples."""
-        n = write_rdf(self.G, {f: self.sinks[f] for f in self.formats}, self.base, reuse=blocks,
-                      usages=self.usages())
+        n = blocks.write_rdf(self.G, self.formats, self.base, self.usages())
         for f in self.formats:
             self.sinks[f].close()
         if "jsonld" in self.formats:
@@ -277,7 +278,7 @@ class _Write:
         return n
 
     def write_json_file(self, blocks: Blocks) -> None:
-        write_graph_json(self.G, self.sinks["json"], reuse=blocks)
+        blocks.write_graph_json(self.G, self.sinks["json"])
         self.sinks["json"].close()
 
     def write_build_state(self, blocks: Blocks) -> None:

@@ -8,7 +8,7 @@ Both give the same files.
 A build into a folder also overlaps its stages on a second core: the JSON Lines files
 are written by a forked child of the staging folder while this process resolves, and
 the outputs of an earlier build in the folder are reused where unchanged
-(:mod:`kg.pipeline.reuse`).
+(:mod:`kg.pipeline.blocks`).
 """
 from __future__ import annotations
 

@@ -153,3 +153,88 @@ def _advise(fd: int, start: int, length: int, advice: str) -> None:
         os.posix_fadvise(fd, start, length, getattr(os, advice))
     except (AttributeError, OSError):
         pass
+
+
+class Sink:
+    """A binary output file written as text (UTF-8) or by copying byte ranges of
+    other files; ``pos`` is the number of bytes written so far. Adjacent copies from
+    one file (a :class:`kg.pipeline.writeback.Source`) become one copy. The file's dirty pages
+    are kept to two windows (:class:`kg.pipeline.writeback.Writeback`).
+    ``on_flush(pos)`` is told each time the bytes up to ``pos`` are in the file
+    (whole blocks: the store loader reads them)."""
+
+    def __init__(self, path: str | Path, every: int = 8 << 20, on_flush=None, window: int = WINDOW):
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        self.every, self.on_flush = every, on_flush
+        self.parts: list[bytes] = []
+        self.pending = 0
+        self.pos = 0
+        self.copying: list | None = None  # [Source, start, end] not yet copied
+        self.written = 0  # bytes in the file (pos counts those still pending too)
+        self.writeback = Writeback(self.fd, window)  # its dirty pages kept to two windows
+
+    def write(self, text: str) -> None:
+        if not text:
+            return
+        if self.copying is not None:
+            self._copy_now()
+        data = text.encode("utf-8")
+        self.parts.append(data)
+        self.pending += len(data)
+        self.pos += len(data)
+        if self.pending >= self.every:
+            self.flush()
+
+    def copy(self, src: Source, start: int, end: int) -> None:
+        if end <= start:
+            return
+        c = self.copying
+        if c is not None and c[0] is src and c[2] == start:
+            c[2] = end
+        else:
+            if c is not None:
+                self._copy_now()
+            self._write_parts()
+            self.copying = [src, start, end]
+        self.pos += end - start
+
+    def _copy_now(self) -> None:
+        src, start, end = self.copying
+        self.copying = None
+        self._write_parts()
+        src.copy(self.fd, start, end, self._written)
+        if self.on_flush is not None:
+            self.on_flush(self.pos)
+
+    def _written(self, n: int) -> None:
+        self.written += n
+        self.writeback.advance(self.written)
+
+    def _write_parts(self) -> None:
+        if self.parts:
+            data = b"".join(self.parts)
+            self.parts, self.pending = [], 0
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view):]
+            self._written(len(data))
+
+    def flush(self) -> None:
+        if self.copying is not None:
+            self._copy_now()
+        self._write_parts()
+        if self.on_flush is not None:
+            self.on_flush(self.pos)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            try:
+                self.flush()
+            finally:
+                os.close(self.fd)
+                self.fd = -1
+
+    def abort(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1

@@ -182,8 +182,8 @@ def _node_statements(G: nx.MultiDiGraph, n: str, base: str, run: str, usages: di
             m = _VENUE.match(d["name"])
             if m:
                 po += [(_KG_venueName, lit(m.group(1))), (_KG_year, lit(int(m.group(2)), XSD_NS + "integer"))]
-        nodes = G._node  # plain dicts (G.nodes[u] for each of a hub's many papers takes seconds)
-        papers = {u for u in G._pred[n] if nodes[u]["type"] == "Paper"}
+        nodes = G.nodes
+        papers = {u for u in G.pred[n] if nodes[u]["type"] == "Paper"}
         po.append((_KG_paperCount, lit(len(papers), XSD_NS + "integer")))
         if t == "Venue":
             po += venue_statistics(G, papers)
@@ -230,7 +230,7 @@ def usage_id(task: str, method: str) -> str:
 def usage_statements(G: nx.MultiDiGraph, task: str, usage: list[tuple[str, int]], base: str = DEFAULT_BASE) -> list:
     """The ``kg:MethodUsage`` subjects of a task, one per (method, papers) of ``usage``
     (the task's row of :func:`usage_table`)."""
-    nodes = G._node
+    nodes = G.nodes
     name = nodes[task]["name"]
     return [(base + usage_id(task, m),
              [(RDF_TYPE, iri(_KG_MethodUsage)), (RDFS_LABEL, lit(f"{nodes[m]['name']} on {name}")),
@@ -250,7 +250,7 @@ def venue_statistics(G: nx.MultiDiGraph, papers: set[str]) -> list[tuple[str, Te
     methods, tasks and datasets of its ``papers``."""
     found: dict[str, set[str]] = {rel: set() for _, rel in _VENUE_STATS}
     with_code = 0
-    succ = G._succ  # node -> neighbour -> key -> data (G.out_edges is several times slower)
+    succ = G.succ  # node -> neighbour -> key -> data (G.out_edges is several times slower)
     for p in papers:
         code = False
         for v, keys in succ[p].items():
@@ -414,41 +414,48 @@ class _JsonLd:
 WRITERS = {"nt": _NTriples, "ttl": _Turtle, "jsonld": _JsonLd}
 
 
-def write_rdf(G: nx.MultiDiGraph, files: dict[str, TextIO], base: str = DEFAULT_BASE, reuse=None,
-              usages: dict | None = None) -> int:
-    """Write the graph in several formats (``nt``, ``ttl``, ``jsonld``: open text files)
-    in one pass over the statements; returns the number of triples.
+def generate_rdf(G: nx.MultiDiGraph, formats, base: str = DEFAULT_BASE, usages: dict | None = None,
+                 skip=None) -> Iterator[tuple[str | None, dict[str, str] | None, int]]:
+    """The graph in several formats at once (``nt``, ``ttl``, ``jsonld``), one unit at a
+    time (:func:`units`): yields ``(unit, {format: text}, triples)``, with ``None`` for
+    the unit of each file's head and end.
 
-    ``reuse`` (a :class:`kg.pipeline.reuse.Blocks`, with ``files`` its :class:`kg.pipeline.reuse.Sink` s)
-    copies the unchanged units from the last build's files and records where each
-    unit went; the text is the same as without it. ``usages``: as for :func:`units`.
+    ``skip(unit)`` true yields ``(unit, None, 0)`` without making the unit's text (for a
+    caller that has its bytes from elsewhere); the first unit, whose JSON-LD text has no
+    separator before it, is never skipped. ``usages``: as for :func:`units`.
+
+    >>> G = nx.MultiDiGraph(); G.add_node("task/t", type="Task", label="T", name="T", aliases=[])
+    >>> [(unit, sorted(texts)) for unit, texts, _ in generate_rdf(G, ["nt", "ttl"])][-2:]
+    [('task/t', ['nt', 'ttl']), (None, ['nt', 'ttl'])]
     """
-    writers = {fmt: WRITERS[fmt](base) for fmt in files}
-    for fmt, w in writers.items():
-        files[fmt].write(w.start())
-    n = 0
-    skip = reuse.reusable if reuse is not None else None
-    nt = writers.get("nt")
+    writers = {fmt: WRITERS[fmt](base) for fmt in formats}
+    yield None, {fmt: w.start() for fmt, w in writers.items()}, 0
     for unit, subjects in units(G, base, skip, usages):
-        if reuse is not None:
-            reuse.begin(unit)
         if subjects is None:
-            n += reuse.copy_unit(unit, writers)
+            if any(w.first for w in writers.values()):
+                raise ValueError(f"cannot skip {unit}: it opens the output")
+            yield unit, None, 0
             continue
-        texts = {fmt: [] for fmt in files}
+        texts: dict[str, list[str]] = {fmt: [] for fmt in writers}
         count = 0
         for s, po in subjects:
             count += len(po)
             rendered = [(p, o, _nt(o)) for p, o in po]  # each object's N-Triples form, once for all writers
             for fmt, w in writers.items():
                 texts[fmt].append(w.subject(s, rendered))
+        yield unit, {fmt: "".join(parts) for fmt, parts in texts.items()}, count
+    yield None, {fmt: w.end() for fmt, w in writers.items()}, 0
+
+
+def write_rdf(G: nx.MultiDiGraph, files: dict[str, TextIO], base: str = DEFAULT_BASE,
+              usages: dict | None = None) -> int:
+    """Write the graph in several formats (``nt``, ``ttl``, ``jsonld``: open text files)
+    in one pass over the statements (:func:`generate_rdf`); returns the number of triples."""
+    n = 0
+    for _, texts, count in generate_rdf(G, files, base, usages):
+        for fmt, text in texts.items():
+            files[fmt].write(text)
         n += count
-        for fmt, parts in texts.items():
-            files[fmt].write("".join(parts))
-        if reuse is not None:
-            reuse.end(unit, count, "".join(texts["nt"]) if nt is not None else "")
-    for fmt, w in writers.items():
-        files[fmt].write(w.end())
     return n
 
 

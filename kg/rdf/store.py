@@ -201,7 +201,7 @@ class StoreUpdater:
     so nothing is copied), less the triples of ``removed``, plus those of ``added``:
     each a list of byte ranges ``(start, end)`` of an N-Triples file (the old one for
     ``removed``, the new one for ``added``) and ``bytes`` of whole N-Triples lines
-    (see :meth:`kg.pipeline.reuse.Blocks.changed_triples`). Runs in a thread like
+    (see :meth:`kg.pipeline.blocks.Blocks.changed_triples`). Runs in a thread like
     :class:`StoreLoader` (same ``close`` / ``abort`` / ``seconds``); the two files
     must be complete.
 

@@ -31,7 +31,7 @@ KIND_TYPE = {"paper": "Paper", "method": "Method", "task": "Task", "dataset": "D
 
 
 def edge_count(G: nx.MultiDiGraph) -> int:
-    """``G.number_of_edges()``, counted from the adjacency dicts (networkx's degree view,
+    """``G.number_of_edges()``, counted over ``G.adjacency()`` (networkx's degree view,
     which that method walks, is several times slower over a large graph).
 
     >>> edge_count(nx.MultiDiGraph([("a", "b"), ("a", "b"), ("b", "c")]))
@@ -39,7 +39,7 @@ def edge_count(G: nx.MultiDiGraph) -> int:
     """
     if not (G.is_directed() and G.is_multigraph()):  # an undirected adjacency holds each link twice
         return G.number_of_edges()
-    return sum(len(keys) for nbrs in G._succ.values() for keys in nbrs.values())
+    return sum(len(keys) for _, nbrs in G.adjacency() for keys in nbrs.values())
 
 
 def node_type(G: nx.MultiDiGraph, n: str) -> str:
@@ -81,9 +81,9 @@ def method_usages(G: nx.MultiDiGraph, limit: int | None = None) -> dict[str, lis
     >>> method_usages(G)
     {'task/s': [('method/x', 1)], 'task/t': [('method/x', 1), ('method/y', 1)]}
     """
-    nodes = G._node
+    nodes = G.nodes
     counts: dict[str, dict[str, int]] = {}
-    for p, nbrs in G._succ.items():
+    for p, nbrs in G.adjacency():
         if nodes[p].get("type") != "Paper":
             continue
         ts, ms = [], []

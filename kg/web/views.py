@@ -37,33 +37,6 @@ def _copy_nodes(G: nx.MultiDiGraph, H: nx.MultiDiGraph, nodes) -> None:
         H.add_node(n, **G.nodes[n])
 
 
-def add_edges(H: nx.MultiDiGraph, edges) -> None:
-    """``H.add_edges_from(edges)`` for (u, v, key, data) edges between nodes already
-    in ``H``, written straight into networkx's adjacency dicts (node -> neighbour ->
-    key -> data, the key dict shared by ``_succ`` and ``_pred``): the same graph, in
-    the same order, without add_edges_from's per-edge checks (seconds for the
-    hundreds of thousands of links of a large view).
-
-    >>> H = nx.MultiDiGraph(); H.add_nodes_from("ab")
-    >>> add_edges(H, [("a", "b", "x", {"w": 1}), ("a", "b", "x", {"v": 2}), ("b", "a", "y", {})])
-    >>> sorted(H.edges(keys=True, data=True))
-    [('a', 'b', 'x', {'w': 1, 'v': 2}), ('b', 'a', 'y', {})]
-    """
-    succ, pred, nodes = H._succ, H._pred, H._node
-    new_keys, new_data = H.edge_key_dict_factory, H.edge_attr_dict_factory
-    for u, v, key, data in edges:
-        if u not in nodes or v not in nodes:
-            H.add_edge(u, v, key=key, **data)
-            continue
-        keys = succ[u].get(v)
-        if keys is None:
-            keys = succ[u][v] = pred[v][u] = new_keys()
-        d = keys.get(key)
-        if d is None:
-            d = keys[key] = new_data()
-        d.update(data)
-
-
 def method_task_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGraph:
     """Methods and tasks, an edge when a paper proposes or uses the method on the task.
 
@@ -78,8 +51,8 @@ def method_task_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiD
     [('m', 't', 1)]
     """
     pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
-    succ = G._succ  # node -> neighbour -> key -> data: plain dicts (G.adj's views cost seconds on a large graph)
-    for p, d in G._node.items():
+    succ = dict(G.adjacency())  # node -> neighbour -> key -> data: plain dicts (G.adj's views cost seconds)
+    for p, d in G.nodes(data=True):
         if d.get("type") != "Paper":
             continue
         methods, tasks = [], []
@@ -106,14 +79,10 @@ def method_task_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiD
         pairs = {pair: papers for pair, papers in pairs.items() if pair[0] in keep and pair[1] in keep}
     _copy_nodes(G, H, nodes)
     # links in the order their pairs were met (papers in graph order): deterministic, and
-    # nothing downstream reads the order (so no sort). Each pair is one link between nodes
-    # of H: written into its adjacency as add_edges would, without its checks for a second
-    # key or a missing node
-    h_succ, h_pred = H._succ, H._pred
-    for (m, t), papers in pairs.items():
-        known = succ[m].get(t)
-        rel = "appliedTo" if known is not None and "appliedTo" in known else "usedFor"
-        h_succ[m][t] = h_pred[t][m] = {rel: {"predicate": rel, "weight": len(papers), "members": papers}}
+    # nothing downstream reads the order (so no sort); one link a pair
+    H.add_edges_from((m, t, rel, {"predicate": rel, "weight": len(papers), "members": papers})
+                     for (m, t), papers in pairs.items()
+                     for rel in ["appliedTo" if "appliedTo" in succ[m].get(t, ()) else "usedFor"])
     return H
 
 
@@ -130,8 +99,8 @@ def dataset_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGra
     [('m', 'd', 'evaluatedOn'), ('p', 'd', 'usesDataset'), ('p', 'm', 'proposes')]
     """
     datasets = sorted(n for n, d in G.nodes(data=True) if d.get("type") == "Dataset")
-    succ = G._succ
-    papers = sorted({u for ds in datasets for u in G._pred[ds]})
+    succ = dict(G.adjacency())
+    papers = sorted({u for ds in datasets for u in G.pred[ds]})
     methods = sorted({v for p in papers for v, keys in succ[p].items() if "proposes" in keys or "usesMethod" in keys})
     nodes = set(datasets) | set(papers) | set(methods)
     paper_set, method_set = set(papers), set(methods)
@@ -154,8 +123,8 @@ def dataset_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGra
     H = nx.MultiDiGraph()
     if limit is None or len(nodes) <= limit:
         _copy_nodes(G, H, datasets + papers + methods)
-        add_edges(H, (e for u in papers for e in edges_of(u, nodes) if u in paper_set and e[2] != "evaluatedOn"))
-        add_edges(H, (e for u in methods for e in edges_of(u, nodes) if e[2] == "evaluatedOn"))
+        H.add_edges_from((e for u in papers for e in edges_of(u, nodes) if u in paper_set and e[2] != "evaluatedOn"))
+        H.add_edges_from((e for u in methods for e in edges_of(u, nodes) if e[2] == "evaluatedOn"))
         return H
     # the ``limit`` nodes with most links, counted before any edge is made (one a link)
     degree: dict[str, int] = dict.fromkeys(datasets + papers + methods, 0)
@@ -175,7 +144,7 @@ def dataset_graph(G: nx.MultiDiGraph, limit: int | None = None) -> nx.MultiDiGra
     keep = set(best_connected(degree, limit))
     order = sorted(keep)
     _copy_nodes(G, H, order)
-    add_edges(H, (e for u in order for e in edges_of(u, keep)))
+    H.add_edges_from((e for u in order for e in edges_of(u, keep)))
     return H
 
 
@@ -189,8 +158,11 @@ def degrees(G: nx.MultiDiGraph) -> dict:
     """
     if not G.is_directed() or not G.is_multigraph():
         return dict(G.degree)
-    succ, pred = G._succ, G._pred  # networkx's documented data structure: node -> neighbour -> key -> data
-    return {n: sum(map(len, nbrs.values())) + sum(map(len, pred[n].values())) for n, nbrs in succ.items()}
+    out = {n: sum(map(len, nbrs.values())) for n, nbrs in G.adjacency()}
+    for _, nbrs in G.adjacency():
+        for v, keys in nbrs.items():
+            out[v] += len(keys)
+    return out
 
 
 def best_connected(degree, limit: int) -> list[str]:
@@ -209,7 +181,7 @@ def _limited(G: nx.MultiDiGraph, nodes: list[str], edges: list[tuple], limit: in
     H = nx.MultiDiGraph()
     if limit is None or len(set(nodes)) <= limit:
         _copy_nodes(G, H, nodes)
-        add_edges(H, edges)
+        H.add_edges_from(edges)
         return H
     degree: dict[str, int] = dict.fromkeys(nodes, 0)
     for u, v, _, _ in edges:
@@ -223,7 +195,7 @@ def _limited(G: nx.MultiDiGraph, nodes: list[str], edges: list[tuple], limit: in
             by_source[e[0]].append(e)
     order = sorted(keep)
     _copy_nodes(G, H, order)
-    add_edges(H, (e for u in order for e in by_source.get(u, ())))
+    H.add_edges_from((e for u in order for e in by_source.get(u, ())))
     return H
 
 
@@ -251,7 +223,7 @@ def paper_graph(G: nx.MultiDiGraph, per_paper: int = 5, max_papers: int = 200,
     ``H.graph["total_nodes"]`` says how many there were.
     """
     H = nx.MultiDiGraph()
-    succ, pred = G._succ, G._pred  # plain dicts: node -> neighbour -> key -> data
+    succ, pred = dict(G.adjacency()), G.pred  # node -> neighbour -> key -> data
     links = set(ENTITY_LINKS)
     papers = sorted(n for n, d in G.nodes(data=True) if d.get("type") == "Paper")
     members: dict[str, list[str]] = {}
@@ -301,7 +273,7 @@ def member_names(G: nx.MultiDiGraph, d: dict, first: int | None = None) -> tuple
     >>> member_names(G, {"members": ["a", "b", "c"]}, first=2)
     (['A', 'B'], 3)
     """
-    nodes = G._node
+    nodes = G.nodes
     members = d.get("members", ())
     labels = (nodes[x].get("label", x) for x in members)
     if first is not None and len(members) > first:  # a link of thousands of papers: no full sort
@@ -322,8 +294,7 @@ def induced(G: nx.MultiDiGraph, nodes) -> nx.MultiDiGraph:
     keep = sorted(set(nodes))
     H = nx.MultiDiGraph()
     H.add_nodes_from((n, G.nodes[n]) for n in keep)
-    succ, inside = G._succ, H._node
-    add_edges(H, ((u, v, k, d) for u in keep for v, keys in succ[u].items() if v in inside for k, d in keys.items()))
+    H.add_edges_from((u, v, k, d) for u in keep for v, keys in G.succ[u].items() if v in H for k, d in keys.items())
     return H
 
 

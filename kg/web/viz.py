@@ -1,16 +1,16 @@
 """Interactive HTML views of the graph (pyvis / vis-network), fully offline.
 
-:func:`build_view` returns a pyvis ``Network`` (with the node cards attached);
-:func:`render_html` turns it into one self-contained page: vis-network's
-script and style are inlined from the pyvis package, nothing is fetched from
+:func:`build_view` returns a :class:`View` (pyvis's node records, the links, the
+options and the node cards); :func:`render_html` turns it into one
+self-contained page: vis-network's script and style are inlined through pyvis's
+own template loader, as its ``cdn_resources="in_line"`` pages are, nothing is fetched from
 a CDN, and every text from an abstract reaches the page as JSON data shown
 through ``textContent`` (never as HTML).
 """
 from __future__ import annotations
 
 import heapq
-import json
-from importlib import resources
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import math
@@ -18,7 +18,7 @@ import math
 import networkx as nx
 import numpy as np
 import orjson
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
 from pyvis.network import Network
 from pyvis.node import Node
 
@@ -77,7 +77,7 @@ class CardCache(dict):
     def labels(self) -> dict:
         """node -> label, every node of the graph."""
         if self._labels is None:
-            self._labels = {u: d.get("label", u) for u, d in self.G._node.items()}
+            self._labels = {u: d.get("label", u) for u, d in self.G.nodes(data=True)}
         return self._labels
 
     @property
@@ -112,7 +112,7 @@ def first_links(pred: dict, label, rank: dict, limit: int) -> list[tuple]:
 def _card(G: nx.MultiDiGraph, n: str, cache: CardCache | None = None) -> dict:
     """The card of node ``n``: what the page shows when it is clicked. ``cache`` (of
     ``G``), its labels and their order, saves the lookups when many cards are made."""
-    nodes, succ = G._node, G._succ  # plain dicts (networkx's edge views cost seconds over a large graph)
+    nodes, succ = G.nodes, G.succ
     label = cache.labels.__getitem__ if cache is not None else (lambda u: nodes[u].get("label", u))
     d = nodes[n]
     card = {"id": n, "type": d["type"], "label": d.get("label", n)}
@@ -134,7 +134,7 @@ def _card(G: nx.MultiDiGraph, n: str, cache: CardCache | None = None) -> dict:
         card["aliases"] = list(d.get("aliases", []))
         if d.get("url", "").startswith("https://github.com/"):
             card["url"] = d["url"]
-        pred = G._pred[n]
+        pred = G.pred[n]
         count = sum(map(len, pred.values()))
         if count > CARD_LINKS:  # a hub named by thousands of papers: the first ones and a count
             card["more"] = count - CARD_LINKS
@@ -206,25 +206,37 @@ def edge_records(G: nx.MultiDiGraph, H: nx.MultiDiGraph, deg: dict, budget: int)
     return records, dropped
 
 
+@dataclass
+class View:
+    """One drawn view: vis-network's node records (made by pyvis's ``Node``) and
+    links, its options, and what the page shows beside them: the title, the note
+    on what a budget left out, the node cards (from the full graph, keyed by id),
+    the venue checkboxes, the node types and the node in focus."""
+    nodes: list[dict]
+    edges: list[dict]
+    options: dict
+    title: str
+    note: str = ""
+    cards: dict = field(default_factory=dict)
+    venues: list = field(default_factory=list)
+    types: list = field(default_factory=list)
+    focus: str | None = None
+
+
 def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = None, depth: int = 2,
                budget: int = NODE_BUDGET, title: str | None = None, edge_budget: int | None = None,
-               cards: dict | None = None) -> Network:
-    """A pyvis ``Network`` of one view of ``G`` (see :mod:`kg.web.views`), or of the
+               cards: dict | None = None) -> View:
+    """A :class:`View` of one view of ``G`` (see :mod:`kg.web.views`), or of the
     ego graph of ``focus`` (``depth`` hops).
 
     ``cards``, if given, a :class:`CardCache` of ``G``, keeps node cards (and the
     graph's labels) between views of one graph.
-
-    The network carries ``kg_title``, ``kg_cards`` (node cards from the full
-    graph, keyed by id), ``kg_venues`` and ``kg_note`` (what a node budget left
-    out) for :func:`render_html`.
 
     >>> G = nx.MultiDiGraph(); G.add_node("task/x", type="Task", label="x", aliases=[])
     >>> build_view(G).nodes[0]["label"]
     'x'
     """
     H = ego_graph(G, focus, depth) if focus is not None else view_graph(G, view, limit=budget)
-    edge_budget = edge_budget or EDGE_BUDGET
     total = H.graph.get("total_nodes", H.number_of_nodes())
     if H.number_of_nodes() > budget:
         keep = best_connected(degrees(H), budget)
@@ -234,10 +246,31 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
     note = f"Showing the {H.number_of_nodes():,} best-connected of {total:,} nodes." \
         if total > H.number_of_nodes() else ""
     deg = degrees(H)
-    net = Network(height="100%", width="100%", directed=True, cdn_resources="in_line")
     big = H.number_of_nodes() > PHYSICS_LIMIT
+    edges, dropped = edge_records(G, H, deg, edge_budget or EDGE_BUDGET)
+    if dropped:
+        note = (note + " " if note else "") + dropped
+    label = VIEWS.get(view, ("View", ""))[0] if focus is None else f"around {G.nodes[focus].get('label', focus)}"
+    cards = cards if cards is not None else CardCache(G)
+    todo = [n for n in H.nodes if n not in cards]
+    shared = cards if len(todo) > 100 else None  # its labels pay off over many cards
+    for n in todo:
+        cards[n] = _card(G, n, shared)
+    venues: dict[str, int] = {}
+    for _, d in H.nodes(data=True):
+        if d.get("venue") and d["type"] == "Paper":
+            venues[d["venue"]] = venues.get(d["venue"], 0) + 1
+    return View(nodes=node_records(G, H, deg, focus, big), edges=edges, options=view_options(big),
+                title=title or f"abstract-kg: {label}", note=note, cards={n: cards[n] for n in sorted(H.nodes)},
+                venues=venue_groups(venues), types=sorted({d["type"] for _, d in H.nodes(data=True)}), focus=focus)
+
+
+def node_records(G: nx.MultiDiGraph, H: nx.MultiDiGraph, deg: dict, focus: str | None, big: bool) -> list[dict]:
+    """vis-network's records of the nodes of ``H``, in sorted order, as pyvis's ``Node``
+    makes them; a large view gets fixed positions from networkx."""
     pos = view_positions(H) if big else {}
     spread = 250 * max(1.0, H.number_of_nodes() ** 0.5)
+    records = []
     for n in sorted(H.nodes):
         d = H.nodes[n]
         color, shape = STYLE.get(d["type"], ("#bab0ac", "dot"))
@@ -249,67 +282,45 @@ def build_view(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = N
         if big:
             opts.update(x=round(pos[n][0] * spread, 1), y=round(pos[n][1] * spread, 1), physics=False)
         cut = 28 if d["type"] == "Paper" else 40
-        # pyvis's own node record, as Network.add_node makes it without its check that the id
-        # is new (a scan of a list: O(n) a call); the ids of a view's graph are distinct
         shown = (label if len(label) <= cut else label[:cut - 1] + "…") or n
-        record = Node(n, shape, label=shown, color=color, font_color=net.font_color, **opts).options
-        net.nodes.append(record)
-        net.node_ids.append(n)
-        net.node_map[n] = record
-    records, dropped = edge_records(G, H, deg, edge_budget)
-    net.edges.extend(records)
-    if dropped:
-        note = (note + " " if note else "") + dropped
-    net.set_options(json.dumps({
+        records.append(Node(n, shape, label=shown, color=color, font_color=False, **opts).options)
+    return records
+
+
+def view_options(big: bool) -> dict:
+    """vis-network's options of a view; a large one is drawn without physics."""
+    return {
         "physics": {"enabled": not big, "stabilization": {"iterations": 250},
                     "barnesHut": {"gravitationalConstant": -6000, "springLength": 120}},
         "interaction": {"hover": True, "tooltipDelay": 150, "hideEdgesOnDrag": big, "hideEdgesOnZoom": big},
         "edges": {"smooth": False},
         "nodes": {"font": {"size": 14}, "scaling": {"label": {"drawThreshold": 3}}},
         "layout": {"improvedLayout": not big},
-    }))
-    label = VIEWS.get(view, ("View", ""))[0] if focus is None else f"around {G.nodes[focus].get('label', focus)}"
-    net.kg_title = title or f"abstract-kg: {label}"
-    net.kg_note = note
-    cards = cards if cards is not None else CardCache(G)
-    todo = [n for n in H.nodes if n not in cards]
-    shared = cards if len(todo) > 100 else None  # its labels pay off over many cards
-    for n in todo:
-        cards[n] = _card(G, n, shared)
-    net.kg_cards = {n: cards[n] for n in sorted(H.nodes)}
-    venues: dict[str, int] = {}
-    for _, d in H.nodes(data=True):
-        if d.get("venue") and d["type"] == "Paper":
-            venues[d["venue"]] = venues.get(d["venue"], 0) + 1
-    net.kg_venues = venue_groups(venues)
-    net.kg_types = sorted({d["type"] for _, d in H.nodes(data=True)})
-    net.kg_focus = focus
-    return net
+    }
 
 
-def _asset(name: str) -> str:
-    return (resources.files("pyvis") / "lib" / "vis-9.1.2" / name).read_text(encoding="utf-8")
+def _environment() -> Environment:
+    """The page templates, and pyvis's own (whose ``lib/`` holds the vis-network
+    script and style that pages include inline, as pyvis's in-line pages do)."""
+    pyvis_templates = Network(cdn_resources="in_line").templateEnv.loader
+    return Environment(loader=ChoiceLoader([FileSystemLoader(str(Path(__file__).parent / "templates")),
+                                            pyvis_templates]),
+                       autoescape=select_autoescape(["html"]))
 
 
-def render_html(net: Network) -> str:
+def render_html(view: View) -> str:
     """The page of a view as one self-contained HTML string (no external request)."""
-    env = Environment(loader=FileSystemLoader(str(Path(__file__).parent / "templates")),
-                      autoescape=select_autoescape(["html"]))
-    tpl = env.get_template("view.html")
-    options = net.options if isinstance(net.options, dict) else json.loads(net.options.to_json())
-    return tpl.render(
-        title=getattr(net, "kg_title", "abstract-kg"),
-        note=getattr(net, "kg_note", ""),
-        vis_js=_asset("vis-network.min.js").replace("</script", "<\\/script"),
-        vis_css=_asset("vis-network.css"),
-        nodes_json=_safe_json(net.nodes),
-        edges_json=_safe_json(net.edges),
-        options_json=_safe_json(options),
-        cards_json=_safe_json(getattr(net, "kg_cards", {})),
-        legend=[(t, c, s) for t, (c, s) in STYLE.items() if t in getattr(net, "kg_types", STYLE)],
-        edge_legend=sorted((k, c) for k, c in EDGE_COLOR.items() if k in {e.get("kgrel") for e in net.edges}),
-        focus_json=_safe_json(getattr(net, "kg_focus", None)),
-        venues=getattr(net, "kg_venues", []),
+    return _environment().get_template("view.html").render(
+        title=view.title,
+        note=view.note,
+        nodes_json=_safe_json(view.nodes),
+        edges_json=_safe_json(view.edges),
+        options_json=_safe_json(view.options),
+        cards_json=_safe_json(view.cards),
+        legend=[(t, c, s) for t, (c, s) in STYLE.items() if t in view.types],
+        edge_legend=sorted((k, c) for k, c in EDGE_COLOR.items() if k in {e.get("kgrel") for e in view.edges}),
+        focus_json=_safe_json(view.focus),
+        venues=view.venues,
     )
 
 
@@ -363,15 +374,12 @@ def render_map(G: nx.MultiDiGraph, title: str | None = None, data: dict | None =
     from kg.web.fieldmap import CONCEPTS, generate_map, opening_size, trend_svg
 
     data = data if data is not None else generate_map(G)
-    env = Environment(loader=FileSystemLoader(str(Path(__file__).parent / "templates")),
-                      autoescape=select_autoescape(["html"]))
+    env = _environment()
     shown = opening_size(data)
     note = (f"The {shown:,} concepts with the most papers, of {data['total']:,}; search or expand a concept "
             f"to draw more.") if data["total"] > shown else f"All {shown:,} concepts."
     return env.get_template("map.html").render(
         title=title or "abstract-kg: map of the field",
-        vis_js=_asset("vis-network.min.js").replace("</script", "<\\/script"),
-        vis_css=_asset("vis-network.css"),
         map_json=_safe_json(data),
         types=[(t, STYLE[t][0]) for t in CONCEPTS],
         years=data["years"],
@@ -395,4 +403,4 @@ def page_html(G: nx.MultiDiGraph, view: str = "overview", focus: str | None = No
         note = f"the {shown:,} concepts with the most papers, of {data['total']:,}" if data["total"] > shown else ""
         return render_map(G, title, data), shown, note
     net = build_view(G, view=view, focus=focus, depth=depth, title=title, cards=cards)
-    return render_html(net), len(net.nodes), net.kg_note
+    return render_html(net), len(net.nodes), net.note
