@@ -163,7 +163,7 @@ def cmd_viz(args) -> int:
     G = graph_from_json(path.read_text(encoding="utf-8"))
     focus = None
     if args.focus:
-        from kg.api import resolve_name
+        from kg.refs import resolve_name
 
         focus = resolve_name(G, args.focus)
     out = args.out or (f"focus-{focus.replace('/', '-')}.html" if focus else f"{args.view}.html")

@@ -15,6 +15,7 @@ taken within this one run.
 
     python scripts/bench_rebuild.py [--corpus ../shared/data/corpus/abstracts.jsonl.gz]
                                     [--limit N] [--against REF] [--work DIR]
+                                    [--rebuild-only] [--rounds N]
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import gzip
 import itertools
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -71,9 +73,18 @@ def full(code: Path, every: Path, work: Path, name: str) -> float:
     return seconds
 
 
-def rebuild(code: Path, every: Path, first: Path, work: Path, name: str) -> float:
-    out, cache = work / f"inc-{name}", work / f"cache-{name}"
+def seed(code: Path, first: Path, work: Path, name: str) -> tuple[Path, Path]:
+    """The build of the first 99% and its extraction cache (not timed)."""
+    out, cache = work / f"seed-{name}", work / f"seed-cache-{name}"
     kg_build(code, [str(first), "-o", str(out), "--workers", "2", "--cache", str(cache)])
+    return out, cache
+
+
+def rebuild(code: Path, every: Path, seeded: tuple[Path, Path], work: Path, name: str) -> float:
+    """A +1% rebuild into a copy of the seed build, with a copy of its cache."""
+    out, cache = work / f"inc-{name}", work / f"cache-{name}"
+    shutil.copytree(seeded[0], out)
+    shutil.copytree(seeded[1], cache)
     seconds = kg_build(code, [str(every), "-o", str(out), "--workers", "2", "--cache", str(cache)])
     shutil.rmtree(out)
     shutil.rmtree(cache)
@@ -88,6 +99,8 @@ def main() -> int:
     ap.add_argument("--work", type=Path, help="a folder for the corpus files and builds (default: a temporary one)")
     ap.add_argument("--against-first", action="store_true", help="time the other commit's full build first")
     ap.add_argument("--full-only", action="store_true", help="time the full builds only")
+    ap.add_argument("--rebuild-only", action="store_true", help="time the +1%% rebuilds only")
+    ap.add_argument("--rounds", type=int, default=1, help="rebuilds of each code, alternated (default: 1)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-rebuild-", dir=args.work))
     try:
@@ -100,17 +113,24 @@ def main() -> int:
         print(f"{n:,} records; +1% = the last {n - n * 99 // 100:,}", flush=True)
         fulls: dict[str, float] = {}
         rebuilds: dict[str, float] = {}
-        for i, (name, code) in enumerate(codes.items()):  # full builds alternated, then the rebuilds
-            fulls[name] = full(code, every, work, str(i))
+        for i, (name, code) in enumerate(codes.items() if not args.rebuild_only else ()):
+            fulls[name] = full(code, every, work, str(i))  # full builds alternated, then the rebuilds
             print(f"full build, {name}: {fulls[name]:.1f} s", flush=True)
-        for i, (name, code) in enumerate(reversed(codes.items()) if not args.full_only else ()):
-            rebuilds[name] = rebuild(code, every, first, work, str(i))
-            print(f"+1% rebuild, {name}: {rebuilds[name]:.1f} s ({rebuilds[name] / fulls[name]:.1%} of its full build)",
-                  flush=True)
+        seeds = {name: seed(code, first, work, str(i)) for i, (name, code) in
+                 enumerate(codes.items() if not args.full_only else ())}
+        for r in range(args.rounds if not args.full_only else 0):
+            for i, (name, code) in enumerate(reversed(codes.items())):
+                seconds = rebuild(code, every, seeds[name], work, str(i))
+                rebuilds.setdefault(name, []).append(seconds)
+                share = f" ({seconds / fulls[name]:.1%} of its full build)" if name in fulls else ""
+                print(f"+1% rebuild {r + 1}, {name}: {seconds:.1f} s{share}", flush=True)
         if args.against:
             a, b = "this checkout", args.against
-            print(f"full build, this checkout / {b}: {fulls[a] / fulls[b]:.3f}"
-                  + (f"; +1% rebuild: {rebuilds[a] / rebuilds[b]:.3f}" if rebuilds else ""))
+            ratios = [f"full build, this checkout / {b}: {fulls[a] / fulls[b]:.3f}"] if fulls else []
+            if rebuilds:
+                ratios.append(f"+1% rebuild (median of {args.rounds}): "
+                              f"{statistics.median(rebuilds[a]) / statistics.median(rebuilds[b]):.3f}")
+            print("; ".join(ratios))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

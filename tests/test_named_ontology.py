@@ -8,7 +8,8 @@ from kg import KnowledgeGraph
 from kg.cli import main
 from kg.rdf.named import get_named, list_named
 from kg.rdf.namespace import KG, ontology_dir
-from kg.rdf.statements import _nt, to_rdf, usage_statements, usage_table
+from kg.rdf.serialize import _nt, to_rdf
+from kg.rdf.statements import usage_statements, usage_table
 from kg.rdf.store import open_store, rows, run_query
 
 ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#ErrorMessage")

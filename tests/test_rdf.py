@@ -9,7 +9,7 @@ from rdflib import Graph, URIRef
 from rdflib.namespace import RDF
 
 from kg.rdf.namespace import KG, ontology_dir
-from kg.rdf.statements import to_rdf
+from kg.rdf.serialize import to_rdf
 
 ONTO = Graph().parse(ontology_dir() / "kg.ttl", format="turtle")
 KG_NS = str(KG._NS)

@@ -20,7 +20,7 @@ from kg.ingest import read_records, sample_paths
 from kg.model import Record
 from kg.extract import extract_records, tokenizer_safe
 from kg.files import recover
-from kg.rdf.statements import to_jsonld, to_ntriples, to_turtle
+from kg.rdf.serialize import to_jsonld, to_ntriples, to_turtle
 from kg.resolve.entities import resolve
 from kg.text import iri_slug, norm_key
 

@@ -100,7 +100,7 @@ def test_both_engines_agree_on_graphs_of_any_text():
 
     from kg.extract import extract_records
     from kg.model import Record
-    from kg.rdf.statements import to_ntriples
+    from kg.rdf.serialize import to_ntriples
     from kg.resolve.entities import resolve
     from kg.resolve.graph import build_graph
 

@@ -186,3 +186,14 @@ def test_the_shipped_model_loads_and_runs_without_network(monkeypatch):
     second = _first_pass([(text, 0)], nlp=make_nlp())[0][0]
     assert first == second
     assert {e.type for e in first.entities} >= {"Method", "Dataset"}
+
+
+def test_gold_reads_only_the_entity_lists_of_optional():
+    # optional also holds results: objects whose keys are no names
+    gold = Gold.from_json({"doc": "d", "methods_used": [["ResNet"]],
+                           "optional": {"methods": [["ViT"]], "tasks": [], "datasets": [["CIFAR-10"]],
+                                        "results": [{"value": "85.3%", "kind": "score", "metric": "accuracy",
+                                                     "dataset": "CIFAR-10", "method": "ResNet"}]}})
+    assert gold.label("ResNet") == 2
+    assert gold.label("ViT") is None and gold.label("CIFAR-10") is None
+    assert gold.label("value") == 0 and gold.label("metric") == 0

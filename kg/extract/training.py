@@ -31,6 +31,8 @@ HIDDEN = 32
 #: Span classifiers trained in different orders whose mean is the shipped one.
 MEMBERS = 3
 GOLD_FIELDS = (("methods_proposed", 1), ("methods_used", 2), ("tasks", 3), ("datasets", 4))
+#: The entity lists of a gold record's ``optional`` (it also holds ``results``: objects, not names).
+OPTIONAL_FIELDS = ("methods", "tasks", "datasets")
 
 
 def gold_key(text: str) -> str:
@@ -66,7 +68,8 @@ class Gold:
             for ent in obj.get(name, []):
                 for form in ent:
                     g.labels.setdefault(gold_key(form), label)
-        for ents in obj.get("optional", {}).values():
+        optional = obj.get("optional", {})
+        for ents in (optional.get(name, []) for name in OPTIONAL_FIELDS):
             for ent in ents:
                 for form in ent:
                     k = gold_key(form)

@@ -34,7 +34,7 @@ from kg.io.graphjson import generate_graph_json
 from kg.pipeline.digests import STATE_FORMAT, code_fingerprint, digest_bytes
 from kg.pipeline.state import COLUMN, SLOT_FILES, SLOTS
 from kg.pipeline.writeback import Sink, Source
-from kg.rdf.statements import generate_rdf
+from kg.rdf.serialize import generate_rdf
 
 #: Below this share of papers reused, the store is loaded in full (a delta would not be cheaper).
 DELTA_MIN_SHARE = 0.5
@@ -94,7 +94,7 @@ class Blocks:
 
     # -- the files: each unit's blocks copied or rendered
     def write_rdf(self, G: nx.MultiDiGraph, formats, base: str, usages: dict) -> int:
-        """The RDF files of ``formats`` (:func:`kg.rdf.statements.generate_rdf`), each
+        """The RDF files of ``formats`` (:func:`kg.rdf.serialize.generate_rdf`), each
         unit's blocks copied from the last build's files if it can be, else rendered;
         records where each unit went and returns the number of triples."""
         n = 0

@@ -50,7 +50,6 @@ class Forked:
     def _start(self, fn, mask) -> None:
         """Fork the child that runs ``fn`` (restoring the signal ``mask`` first), and the thread that reads it."""
         import pickle
-        import signal
         import threading
 
         from kg._fork import child_signals, child_started, prepare

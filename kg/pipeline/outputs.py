@@ -37,7 +37,8 @@ from kg.extract import PIPELINE_VERSION
 from kg.model import Extraction
 from kg.rdf.namespace import DEFAULT_BASE
 from kg.rdf.ontology import ontology_quads
-from kg.rdf.statements import jsonld_context, usage_table
+from kg.rdf.serialize import jsonld_context
+from kg.rdf.statements import usage_table
 from kg.rdf.store import STORE_DIR, StoreLoader, StoreUpdater, compact_after
 from kg.resolve.algorithms import top
 from kg.web.pageindex import PAGE_INDEX, write_page_index

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 #: Bytes a window: the dirty pages of one file stay under two of them.
 WINDOW = 64 << 20

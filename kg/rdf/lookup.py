@@ -4,7 +4,7 @@ node's fields, without reading ``graph.json``.
 A notebook that opens a corpus-size build and asks for one node then reads a few
 index entries of the store instead of the whole graph (at 22,800 records, about a
 gigabyte once decoded). The answers are those of the in-memory graph
-(:func:`kg.api.resolve_name`, :meth:`kg.api.KnowledgeGraph.node`): the same node for a
+(:func:`kg.refs.resolve_name`, :meth:`kg.api.KnowledgeGraph.node`): the same node for a
 name, the same fields. A name is looked up in the store's indexes as given and in
 lower, upper, capitalized and title case; only when none of these is a label or an
 alias are all labels compared in lower case (a scan: about a second at 22,800

@@ -12,22 +12,20 @@
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from operator import attrgetter
 
 from kg._gc import without_gc
 from kg._unionfind import UnionFind
 from kg.model import Entity, Extraction, Mention, Paper, Record, Relation
-from kg.text import (GENERIC_TAIL, SMALL_WORDS, compact_key, iri_slug, label_slug, narrows, norm_words,
-                     normalize_github, stem_bag, text_hash)
+from kg.resolve.names import (caps_copy, cluster_key, entity_id, entity_name, head_words, initials_of, is_acronym,
+                              link_forms, paper_label, repo_id, venue_id)
+from kg.text import compact_key, norm_words, normalize_github, stem_bag, text_hash
 
 ROLE_PREDICATE = {"proposed": "proposes", "used": "usesMethod"}
 TYPE_PREDICATE = {"Task": "addressesTask", "Dataset": "usesDataset", "CodeRepository": "hasCode"}
-TYPE_PATH = {"Method": "method", "Task": "task", "Dataset": "dataset", "CodeRepository": "repository"}
 
 
 @dataclass
@@ -38,99 +36,20 @@ class Resolved:
     relations: list[Relation] = field(default_factory=list)
 
 
-@lru_cache(maxsize=1 << 18)
-def _is_acronym(form: str) -> bool:
-    """An acronym or a short name in capitals ("MDPs", "ImageNet"), or one with a
-    generic word after it ("CIFAR-10 dataset", "GPT-4 model"): no expansion."""
-    form = _without_tail(form)
-    return " " not in form and len(form) <= 12 and sum(c.isupper() for c in form) >= 2
 
 
-#: Words after a name that do not change what it names: after a name with a capital or
-#: digit ("ImageNet dataset", "Atari 2600 games"), and after one word with a digit or in
-#: capitals ("GPT-4 model", "BERT model", not "Sum-Product Networks").
-_DATA_TAILS = frozenset("dataset datasets data benchmark benchmarks corpus games suite database".split())
-_NAME_TAILS = frozenset("model models algorithm algorithms method methods network networks framework "
-                        "architecture activation activations".split())
 
 
-def _without_tail(form: str) -> str:
-    """``form`` without a generic word after a short name ("CIFAR-10 dataset" -> "CIFAR-10")."""
-    head, _, tail = form.rpartition(" ")
-    tail = tail.lower()
-    if head and tail in _DATA_TAILS and any(c.isupper() or c.isdigit() for c in head):
-        return head
-    if head and tail in _NAME_TAILS and " " not in head and (any(c.isdigit() for c in head)
-                                                              or not re.search(r"[a-z]{2}", head)):
-        return head
-    return form
 
 
-@lru_cache(maxsize=1 << 18)
-def _cluster_key(form: str) -> str:
-    """The key spellings of one concept share: :func:`compact_key` of the form without a
-    generic word after a short name ("CIFAR-10 dataset" is "CIFAR-10")."""
-    return compact_key(_without_tail(form))
 
 
-@lru_cache(maxsize=1 << 18)
-def _head_words(form: str) -> tuple[str, ...]:
-    words = norm_words(form)
-    return tuple(w for w in words if w not in GENERIC_TAIL) or tuple(words)
 
 
-def link_forms(forms: list[str]) -> list[str]:
-    """The forms of one paper's entity that join it to other papers' entities: not one
-    that merely ends another of its forms. A paper says "classification" for its "image
-    classification" and "Transformer" for its "Vision Transformer"; in other papers
-    the short form names other concepts, and a link through it would make one entity
-    of all image, text and graph classification.
-
-    >>> link_forms(["classification", "image classification", "image classification task"])
-    ['image classification', 'image classification task']
-    >>> link_forms(["anomaly detection", "anomaly detection problems"])
-    ['anomaly detection', 'anomaly detection problems']
-
-    Nor one that leaves out words of another ("online matching" beside "online
-    stochastic matching"): elsewhere it may stand for "online bipartite matching".
-
-    >>> link_forms(["online matching", "online stochastic matching"])
-    ['online stochastic matching']
-
-    Nor one that says another and more words after it (other than generic ones): a
-    kind of it, the paper's own ("Reinforcement Learning with Human Feedback" beside
-    "reinforcement learning", "GP prior" beside "GP").
-
-    >>> link_forms(["reinforcement learning", "RL", "Reinforcement Learning with Human Feedback"])
-    ['reinforcement learning', 'RL']
-    >>> link_forms(["Gaussian process", "GP", "GP prior", "GP models"])
-    ['Gaussian process', 'GP', 'GP models']
-    """
-    words = [_head_words(f) for f in forms]
-    return [f for f, w in zip(forms, words)
-            if not any(len(v) > len(w) and (v[-len(w):] == w or narrows(w, v)) for v in words)
-            and not any(len(w) > len(v) and w[:len(v)] == v for v in words)]
 
 
-def _initials_of(short: str, long: str) -> bool:
-    """Whether acronym ``short`` is the initials of ``long``'s words ("RL", "reinforcement learning")."""
-    letters = "".join(c for c in short if c.isalnum())
-    if len(letters) > 2 and letters[-1] == "s" and letters[-2].isupper():
-        letters = letters[:-1]
-    return letters.lower() == "".join(w[0] for w in norm_words(long) if w not in SMALL_WORDS)
 
 
-def paper_label(title: str | None, abstract: str, proposed: list[str]) -> str:
-    """A readable label: the title, else the proposed method and the first words.
-
-    >>> paper_label(None, "We study how models learn features in deep nets today.", ["FooNet"])
-    'FooNet: We study how models learn features in deep nets…'
-    """
-    if title:
-        return title
-    words = abstract.split()
-    head = " ".join(words[:9]) + ("…" if len(words) > 9 else "")
-    return f"{proposed[0]}: {head}" if proposed else head
 
 
 #: A mention's fields, position first: its place among a relation's evidence (a total order).
@@ -149,9 +68,6 @@ def _evidence(mentions: list[Mention]) -> tuple[Mention, ...]:
     return tuple(by_fields[k] for k in sorted(by_fields))
 
 
-@lru_cache(maxsize=1024)  # a few venues, each named by many papers
-def venue_id(name: str) -> str:
-    return "venue/" + iri_slug(label_slug(name))
 
 
 #: An entity's spelling as a paper's extraction gives it: (type, name, aliases).
@@ -233,7 +149,7 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
     """
     uf = UnionFind()
     acronym_links: dict[tuple, set] = defaultdict(set)  # (type, acronym key) -> spellings expanding it
-    key = _cluster_key
+    key = cluster_key
     seen: dict[Sig, tuple] = {}  # (type, name, aliases) -> anchor: the same unions again change nothing
     uses: dict[Sig, int] = {}  # (type, name, aliases) -> how many of the papers' entities are spelled so
     kept: dict[Sig, list[str]] = {}  # (type, name, aliases) -> its forms that join other papers' entities
@@ -248,16 +164,16 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
             uses[sig] = 1
             forms = [ent.name, *ent.aliases]
             linked = link_forms(forms)
-            longs = [f for f in linked if not _is_acronym(f)]
+            longs = [f for f in linked if not is_acronym(f)]
             # nor an acronym of a form left out ("RL" beside "offline RL" and "reinforcement learning")
-            dropped = [f for f in forms if f not in linked and not _is_acronym(f)]
-            shorts = [f for f in linked if _is_acronym(f) and not any(_initials_of(f, d) for d in dropped)]
+            dropped = [f for f in forms if f not in linked and not is_acronym(f)]
+            shorts = [f for f in linked if is_acronym(f) and not any(initials_of(f, d) for d in dropped)]
             kept[sig] = [f for f in forms if f in longs or f in shorts] or forms[:1]
             anchor = seen[sig] = (ent.type, key((longs or kept[sig])[0]))
             uf.find(anchor)
             others[sig] = sorted({(ent.type, key(f)) for f in longs} - {anchor})
-            base = _head_words((longs or kept[sig])[0])
-            siblings.update((anchor, (ent.type, key(f))) for f in longs if _kinds_of_one(base, _head_words(f)))
+            base = head_words((longs or kept[sig])[0])
+            siblings.update((anchor, (ent.type, key(f))) for f in longs if _kinds_of_one(base, head_words(f)))
             if longs:
                 for f in shorts:
                     acronym_links[(ent.type, key(f))].add(sig)
@@ -269,12 +185,12 @@ def clusters(paper_ex: dict[str, Extraction]) -> tuple[dict[Sig, tuple], dict[tu
     for sig, ks in others.items():  # a form its entity did not join stays out of its aliases
         left = {k[1] for k in ks if uf.find(k) != uf.find(seen[sig])}
         if left:
-            kept[sig] = [f for f in kept[sig] if _is_acronym(f) or key(f) not in left]
+            kept[sig] = [f for f in kept[sig] if is_acronym(f) or key(f) not in left]
     for short, sigs in sorted(acronym_links.items()):
         # spellings of one expansion ("mean square error", "mean squared error") are one concept
         by_stems: dict[frozenset, tuple] = {}
         for sig in sorted(sigs):
-            stems = stem_bag(norm_words(next(f for f in kept[sig] if not _is_acronym(f))))
+            stems = stem_bag(norm_words(next(f for f in kept[sig] if not is_acronym(f))))
             if stems in by_stems:
                 uf.union(by_stems[stems], seen[sig])
             else:
@@ -310,8 +226,8 @@ def cluster_entity(type_: str, spellings: list[tuple[list[str], int]]) -> tuple[
     named_by: Counter = Counter()  # form -> the papers' entities naming it
     for forms, n in spellings:
         names[forms[0]] += n
-        if _is_acronym(forms[0]):
-            long = next((f for f in forms if not _is_acronym(f)), None)
+        if is_acronym(forms[0]):
+            long = next((f for f in forms if not is_acronym(f)), None)
             if long:
                 expanded[long] += n
         for f in set(forms):
@@ -328,50 +244,17 @@ def cluster_entity(type_: str, spellings: list[tuple[list[str], int]]) -> tuple[
     plain = {compact_key(f) for f in (name, *by_lower.values()) if not caps_copy(f)}
     aliases = sorted(f for low, f in by_lower.items()
                      if low != name.lower() and not (caps_copy(f) and compact_key(f) in plain))
-    longs = sorted((f for f in [name, *aliases] if not _is_acronym(f)), key=lambda f: (-named_by[f], f))
+    longs = sorted((f for f in [name, *aliases] if not is_acronym(f)), key=lambda f: (-named_by[f], f))
     entity = Entity(id=entity_id(type_, name), type=type_, name=name, aliases=tuple(aliases))
     return entity, (longs[0] if longs else None)
 
 
-def caps_copy(form: str) -> bool:
-    """Whether ``form`` is words in capitals, as titles print them: two words of four
-    letters or more at least, every letter a capital (not an acronym or a name such as
-    "MS COCO", "MIR-FLICKR", "PASCAL VOC 2007").
-
-    >>> [caps_copy(f) for f in ["CONVOLUTIONAL NEURAL NETWORKS", "BATCH NORMALIZED", "MS COCO", "MIR-FLICKR",
-    ...                         "CNN", "Neural Nets"]]
-    [True, True, False, False, False, False]
-    """
-    letters = [c for c in form if c.isalpha()]
-    if not letters or not all(c.isupper() for c in letters):
-        return False
-    return sum(1 for w in form.split() if sum(c.isalpha() for c in w) >= 4) >= 2
 
 
-def entity_id(type_: str, label: str) -> str:
-    """The node id (and IRI path) of an entity: a readable slug of its label."""
-    return f"{TYPE_PATH[type_]}/{iri_slug(label_slug(label))}"
 
 
-#: An abbreviation in capitals ("GPs", "SGD"), not a coined name ("FSL-Net", "ResNet").
-_ABBREVIATION = re.compile(r"[A-Z]{2,}s?")
 
 
-def entity_name(type_: str, names: Counter, expanded: Counter) -> str:
-    """The label of a cluster: the name most of its papers use; for a method or task
-    named so by an abbreviation, its expansion unless papers name it by the bare
-    abbreviation three times as often as they expand it ("Gaussian process", not "GPs";
-    "BERT", not "Bidirectional Encoder Representations from Transformers"). A name
-    fewer than three papers give keeps their spelling ("RATE", a paper's own method)."""
-    def top(counts):
-        return sorted(counts.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0]
-
-    if type_ in ("Method", "Task") and _ABBREVIATION.fullmatch(top(names)) and sum(names.values()) >= 3:
-        longs = Counter({n: c for n, c in names.items() if not _is_acronym(n)}) + expanded
-        bare = sum(names.values()) - sum(longs.values())  # named by the acronym alone
-        if longs and bare < 3 * sum(longs.values()):
-            return top(longs)
-    return top(names)
 
 
 def distinct(entities: dict[tuple, Entity], expansions: dict[tuple, str], weight: dict[tuple, int]
@@ -434,14 +317,6 @@ def dominant_expansion(expansions: Counter, root_of) -> tuple | None:
     return root if n >= DOMINANT_SHARE * sum(papers.values()) else None
 
 
-def repo_id(url: str) -> str:
-    """The node id of a normalized GitHub URL.
-
-    >>> repo_id("https://github.com/Lab/Net")
-    'repository/github/lab/net'
-    """
-    owner, name = url.split("/")[3:5]
-    return f"repository/github/{iri_slug(owner.lower())}/{iri_slug(name.lower())}"
 
 
 def registry(groups: dict[str, list[Record]], paper_ex: dict[str, Extraction]) -> tuple[dict, dict]:

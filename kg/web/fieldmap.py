@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from itertools import combinations
 
 import networkx as nx
 import numpy as np

@@ -31,13 +31,8 @@
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
-import os
-import queue
 import re
 import sys
-import threading
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -47,8 +42,10 @@ from kg.rdf.statements import RUN_QUERY, base_of_run
 from kg.web import pages
 from kg.web.pageindex import PAGE_INDEX, PageIndex, PageIndexError
 from kg.web.pages import PAGE_CSP, ServeLinks
+from kg.web.protocol import ACCEPT, GRAPH_MEDIA, accepted, pick_format, service_description, wants_html
 from kg.web.resources import (RESOURCE_PREFIX, describe_query, description_query, exists_query, ontology_document,
                               resource_iri)
+from kg.web.workers import WorkerPool
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_ROWS = 100_000
@@ -56,281 +53,12 @@ MAX_BODY = 1 << 20
 STATIC_SUFFIXES = {".html": "text/html; charset=utf-8", ".ttl": "text/turtle; charset=utf-8",
                    ".nt": "application/n-triples", ".jsonld": "application/ld+json",
                    ".json": "application/json", ".jsonl": "application/x-ndjson"}
-GRAPH_MEDIA = {"turtle": "text/turtle; charset=utf-8", "nt": "application/n-triples",
-               "rdfxml": "application/rdf+xml", "jsonld": "application/ld+json"}
-_GRAPH_FORMAT = {"turtle": "TURTLE", "nt": "N_TRIPLES", "rdfxml": "RDF_XML", "jsonld": "JSON_LD"}
-_ACCEPT = [("application/sparql-results+json", "json"), ("application/json", "json"),
-           ("application/sparql-results+xml", "xml"), ("application/xml", "xml"), ("text/xml", "xml"),
-           ("text/csv", "csv"), ("text/tab-separated-values", "tsv"),
-           ("text/turtle", "turtle"), ("application/n-triples", "nt"), ("text/plain", "nt"),
-           ("application/rdf+xml", "rdfxml"), ("application/ld+json", "jsonld"),
-           ("text/html", "html"), ("application/xhtml+xml", "html")]
-#: What each kind of result can be written as, the default first.
-FORMATS = {"solutions": ("json", "xml", "csv", "tsv"), "boolean": ("json", "xml", "csv", "tsv"),
-           "graph": ("turtle", "nt", "rdfxml", "jsonld")}
-#: A graph asked for as JSON or XML is JSON-LD or RDF/XML (``?format=json``, ``Accept: application/json``).
-_GRAPH_ALIAS = {"json": "jsonld", "xml": "rdfxml"}
 _HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 
-# ----------------------------------------------------------------------------- worker side
-
-def _folder_id(path: str) -> tuple[int, int] | None:
-    """The identity (device, inode) of a folder, None while it is missing."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
-
-
-def _worker(store_dir: str, conn) -> None:  # pragma: no cover - runs in a child process
-    import pyoxigraph as ox
-
-    from kg.rdf.namespace import QUERY_PREFIXES
-    from kg.rdf.results import MEDIA, serialize_boolean, serialize_solutions
-
-    opened = _folder_id(store_dir)
-    store = ox.Store.read_only(store_dir)
-    while True:
-        try:
-            msg = conn.recv()
-        except EOFError:
-            return
-        if msg is None:
-            return
-        query, formats, max_rows = msg
-        now = _folder_id(store_dir)
-        if now is not None and now != opened:
-            # a new `kg build` replaced the output folder (the old store is removed after the
-            # swap): answer from the new one, as the views and files served next to it are
-            try:
-                store, opened = ox.Store.read_only(store_dir), now
-            except OSError:  # not readable yet: the old one, still open, answers this query
-                pass
-        try:
-            res = store.query(query, prefixes=QUERY_PREFIXES)
-        except SyntaxError as exc:
-            conn.send((400, "text/plain; charset=utf-8", f"Malformed query: {exc}\n"))
-            continue
-        except Exception as exc:  # evaluation errors (e.g. an unsupported SERVICE)
-            conn.send((400, "text/plain; charset=utf-8", f"Query failed: {exc}\n"))
-            continue
-        kind = "boolean" if isinstance(res, ox.QueryBoolean) else "graph" if isinstance(res, ox.QueryTriples) \
-            else "solutions"
-        fmt = pick_format(formats, kind)
-        if fmt is None:
-            conn.send((406, "text/plain; charset=utf-8", "No acceptable format: this query's results come as "
-                       + ", ".join(m for m, f in _ACCEPT if pick_format([f], kind) == f) + ".\n"))
-            continue
-        try:
-            if kind == "boolean":
-                conn.send((200, MEDIA[fmt], serialize_boolean(bool(res), fmt)))
-            elif kind == "graph":
-                triples = []
-                for t in res:
-                    triples.append(t)
-                    if len(triples) > max_rows:
-                        break
-                if len(triples) > max_rows:
-                    conn.send((413, "text/plain; charset=utf-8",
-                               f"Result too large: more than {max_rows} triples; narrow the query.\n"))
-                    continue
-                body = ox.serialize(triples, format=getattr(ox.RdfFormat, _GRAPH_FORMAT[fmt]))
-                conn.send((200, GRAPH_MEDIA[fmt], body))
-            else:
-                variables = [v.value for v in res.variables]
-                rows = []
-                for sol in res:
-                    rows.append([sol[v] for v in variables])
-                    if len(rows) > max_rows:
-                        break
-                if len(rows) > max_rows:
-                    conn.send((413, "text/plain; charset=utf-8",
-                               f"Result too large: more than {max_rows} rows; add a LIMIT.\n"))
-                    continue
-                conn.send((200, MEDIA[fmt], serialize_solutions(variables, rows, fmt)))
-        except Exception as exc:
-            conn.send((500, "text/plain; charset=utf-8", f"Query failed while reading results: {exc}\n"))
-
-
-@dataclass
-class _Worker:
-    process: mp.process.BaseProcess
-    conn: object
-
-
-class WorkerPool:
-    """Query workers, each a process with a read-only store; a stuck one is replaced."""
-
-    def __init__(self, store_dir: str | Path, size: int = 2):
-        self.store_dir = str(store_dir)
-        self.ctx = mp.get_context("spawn")
-        self.idle: queue.Queue[_Worker] = queue.Queue()
-        self._all: list[_Worker] = []
-        self._lock = threading.Lock()
-        for _ in range(max(1, size)):
-            self.idle.put(self._spawn())
-
-    def _spawn(self) -> _Worker:
-        parent, child = self.ctx.Pipe()
-        p = self.ctx.Process(target=_worker, args=(self.store_dir, child), daemon=True)
-        p.start()
-        child.close()
-        w = _Worker(p, parent)
-        with self._lock:
-            self._all.append(w)
-        return w
-
-    def _replace(self, w: _Worker) -> None:
-        w.process.kill()
-        w.process.join(5)
-        w.conn.close()
-        with self._lock:
-            if w in self._all:
-                self._all.remove(w)
-        self.idle.put(self._spawn())
-
-    def run(self, query: str, formats: list[str], max_rows: int, timeout: float) -> tuple[int, str, str]:
-        try:
-            w = self.idle.get(timeout=timeout)
-        except queue.Empty:
-            return 503, "text/plain; charset=utf-8", "All query workers are busy; try again.\n"
-        try:
-            w.conn.send((query, formats, max_rows))
-            if w.conn.poll(timeout):
-                result = w.conn.recv()
-                self.idle.put(w)
-                return result
-        except (EOFError, OSError, BrokenPipeError):
-            threading.Thread(target=self._replace, args=(w,), daemon=True).start()
-            return 500, "text/plain; charset=utf-8", "The query worker failed; try again.\n"
-        threading.Thread(target=self._replace, args=(w,), daemon=True).start()
-        return 503, "text/plain; charset=utf-8", f"Query stopped at the {timeout:g} s timeout.\n"
-
-    def close(self) -> None:
-        with self._lock:
-            workers = list(self._all)
-        for w in workers:
-            try:
-                w.conn.send(None)
-            except (OSError, BrokenPipeError):
-                pass
-            w.process.join(1)
-            if w.process.is_alive():
-                w.process.kill()
-
-
 # ----------------------------------------------------------------------------- HTTP side
-
-_SHORT = {"html": "html", "ntriples": "nt", "n-triples": "nt", "ttl": "turtle", "rdf": "rdfxml", "rdf+xml": "rdfxml",
-          "json-ld": "jsonld", "application/x-json+ld": "jsonld"}
-
-
-def accepted(accept: str, explicit: str | None) -> list[str]:
-    """The formats a request takes, best first: ``?format=`` (short names or media
-    types, comma-separated) alone, else the ``Accept`` header's types by quality (``q``; the first listed among
-    equals). ``*`` stands for any format (``*/*``, no header), ``text`` for any text one.
-    Empty when nothing listed is served (406).
-
-    >>> accepted("application/sparql-results+json;q=0.5, application/sparql-results+xml;q=0.9", None)
-    ['xml', 'json']
-    >>> accepted("image/png", None), accepted("", None), accepted("", "text/csv"), accepted("", "ttl")
-    ([], ['*'], ['csv'], ['turtle'])
-    """
-    media_fmt = dict(_ACCEPT)
-    if explicit:
-        out = []
-        for e in explicit.lower().split(","):
-            e = e.strip()
-            fmt = media_fmt.get(e) or _SHORT.get(e, e)
-            if fmt not in out:
-                out.append(fmt)
-        return out
-    if not (accept or "").strip():
-        return ["*"]
-    ranked = []
-    for i, part in enumerate(accept.split(",")):
-        media, *params = [x.strip() for x in part.split(";")]
-        q = 1.0
-        for param in params:
-            if param.lower().startswith("q="):
-                try:
-                    q = float(param[2:])
-                except ValueError:
-                    q = 0.0
-        if q > 0:
-            ranked.append((-q, i, media.lower()))
-    out = []
-    for _, _, media in sorted(ranked):
-        fmt = media_fmt.get(media) or {"*/*": "*", "application/*": "*", "text/*": "text"}.get(media)
-        if fmt and fmt not in out:
-            out.append(fmt)
-    return out
-
-
-def wants_html(formats: list[str]) -> bool:
-    """Whether a request asks for a page before any RDF (a browser's ``Accept``).
-
-    >>> wants_html(accepted("text/html,application/xml;q=0.9,*/*;q=0.8", None)), wants_html(["*"])
-    (True, False)
-    """
-    for fmt in formats:
-        if fmt == "html":
-            return True
-        if pick_format([fmt], "graph") is not None:
-            return False
-    return False
-
-
-def pick_format(formats: list[str], kind: str) -> str | None:
-    """The first of ``formats`` (from :func:`accepted`) that a ``kind`` of result
-    (``solutions``, ``boolean``, ``graph``) can be written as, or None.
-
-    >>> pick_format(["json"], "graph"), pick_format(["turtle"], "solutions"), pick_format(["text"], "solutions")
-    ('jsonld', None, 'csv')
-    """
-    served = FORMATS[kind]
-    for fmt in formats:
-        if kind == "graph":
-            fmt = _GRAPH_ALIAS.get(fmt, fmt)
-        if fmt in served:
-            return fmt
-        if fmt == "*":
-            return served[0]
-        if fmt == "text":
-            return "csv" if kind != "graph" else "turtle"
-    return None
-
-
-def service_description(endpoint: str) -> str:
-    """The SPARQL 1.1 Service Description of the endpoint at ``endpoint`` (Turtle):
-    what ``GET /sparql`` without a query answers."""
-    from rdflib import BNode, Graph, Literal, Namespace, URIRef
-    from rdflib.namespace import RDF
-
-    SD = Namespace("http://www.w3.org/ns/sparql-service-description#")
-    FMT = Namespace("http://www.w3.org/ns/formats/")
-    g = Graph()
-    g.bind("sd", SD)
-    g.bind("fmt", FMT)
-    svc, dataset, graph = URIRef(endpoint), BNode("dataset"), BNode("default")
-    g.add((svc, RDF.type, SD.Service))
-    g.add((svc, SD.endpoint, svc))
-    g.add((svc, SD.supportedLanguage, SD.SPARQL11Query))
-    for fmt in ("SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_CSV", "SPARQL_Results_TSV",
-                "Turtle", "N-Triples", "RDF_XML", "JSON-LD"):
-        g.add((svc, SD.resultFormat, FMT[fmt]))
-    g.add((svc, SD.defaultDataset, dataset))
-    g.add((dataset, RDF.type, SD.Dataset))
-    g.add((dataset, SD.defaultGraph, graph))
-    g.add((graph, RDF.type, SD.Graph))
-    g.add((svc, URIRef("http://purl.org/dc/terms/description"),
-           Literal("abstract-kg: a read-only knowledge graph of methods, tasks, datasets and code of ML papers")))
-    return g.serialize(format="turtle")
-
 
 QUERY_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -523,7 +251,7 @@ class SparqlHandler(BaseHTTPRequestHandler):
             return self._error(403 if no == "SERVICE" else 400, REFUSED[no])
         formats = accepted(self.headers.get("Accept", ""), (params.get("format") or [None])[0])
         if not formats:
-            return self._error(406, "No acceptable format: results come as " + ", ".join(m for m, _ in _ACCEPT) + ".")
+            return self._error(406, "No acceptable format: results come as " + ", ".join(m for m, _ in ACCEPT) + ".")
         status, ctype, body = self.pool.run(text, formats, self.max_rows, self.timeout_s)
         self._send(status, ctype, body, {"Vary": "Accept"})
 
@@ -584,7 +312,7 @@ class SparqlHandler(BaseHTTPRequestHandler):
         formats = accepted(self.headers.get("Accept", ""), (params.get("format") or [None])[0])
         if pick_format(formats, "graph") is None:
             self._error(406, f"No acceptable format: {what} comes as "
-                        + ", ".join(m for m, f in _ACCEPT if pick_format([f], "graph")) + ".")
+                        + ", ".join(m for m, f in ACCEPT if pick_format([f], "graph")) + ".")
             return None
         return formats
 

@@ -18,7 +18,7 @@ from typing import Iterator
 from kg.files import swap
 from kg.web import pages
 from kg.web.pageindex import PAGE_INDEX, PAPER_LISTS, PageIndex
-from kg.web.pages import PER_PAGE, SITE_SEARCH_CSP, SiteLinks, site_path
+from kg.web.pages import PER_PAGE, SiteLinks, site_path
 
 _SEARCH_JS = Path(__file__).parent / "templates" / "search.js"
 
