@@ -31,11 +31,11 @@ def _mention(m: Mention) -> dict:
     return m.to_dict()
 
 
-def generate_graph_json(G: nx.MultiDiGraph, skip=None) -> Iterator[tuple[str | None, str | None, str | None]]:
+def generate_graph_json(G: nx.MultiDiGraph, skip: dict | None = None) -> Iterator[tuple[str | None, str | None, str | None]]:
     """The node-link JSON of ``G`` in pieces, one node or link a line: yields
     ``(section, unit, text)``: a node's line (section ``"json.nodes"``, the node) or a
     node's out-links (``"json.links"``, their source), and ``(None, None, text)`` for
-    the text around them. ``skip(section, unit)`` true yields ``text`` None (for a
+    the text around them. A unit in ``skip[section]`` (a set) yields ``text`` None (for a
     caller that has those bytes from elsewhere); never for the first of a section, whose
     text has no separator before it.
 
@@ -44,9 +44,10 @@ def generate_graph_json(G: nx.MultiDiGraph, skip=None) -> Iterator[tuple[str | N
     [(None, None), ('json.nodes', 'a'), ('json.nodes', 'b'), (None, None), ('json.links', 'a'), (None, None)]
     """
     yield None, None, '{"directed": true, "format": ' + json.dumps(FORMAT) + ', "multigraph": true,\n"nodes": ['
+    skip_nodes, skip_links = (skip or {}).get("json.nodes", ()), (skip or {}).get("json.links", ())
     nodes = G.nodes
     for i, n in enumerate(sorted(nodes)):
-        if i and skip is not None and skip("json.nodes", n):
+        if i and n in skip_nodes:
             yield "json.nodes", n, None
         else:
             yield "json.nodes", n, ("\n" if i == 0 else ",\n") + _ENCODE({"id": n, **nodes[n]})
@@ -55,7 +56,7 @@ def generate_graph_json(G: nx.MultiDiGraph, skip=None) -> Iterator[tuple[str | N
     for u, nbrs in sorted(G.adjacency()):  # links in (source, target, key) order
         if not nbrs:
             continue
-        if not first and skip is not None and skip("json.links", u):
+        if not first and u in skip_links:
             yield "json.links", u, None
         else:
             yield "json.links", u, _links(u, nbrs, first)

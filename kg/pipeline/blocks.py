@@ -80,17 +80,11 @@ class Blocks:
         rdf_slots = [f for f in ("nt", "ttl", "jsonld") if f in sinks]  # the RDF files written
         self.plan = plan_copies(digests, old, [*rdf_slots, "json.nodes", "json.links"])
         # a unit's RDF blocks are copied together or written together (one pass writes them all)
-        self._rdf = frozenset.intersection(*(self.plan[f] for f in rdf_slots)) if rdf_slots else frozenset()
-
-    def reusable(self, unit: str, slots=None) -> bool:
-        """True if ``unit``'s blocks of ``slots`` (default: the RDF files written) are copied."""
-        if slots is None:
-            return unit in self._rdf
-        return all(unit in self.plan[slot] for slot in slots)
+        self.rdf_copied = frozenset.intersection(*(self.plan[f] for f in rdf_slots)) if rdf_slots else frozenset()
 
     def share_reusable(self) -> float:
         """The share of this build's papers and entities whose blocks can be copied."""
-        return len(self._rdf) / len(self.digests) if self.digests else 0.0
+        return len(self.rdf_copied) / len(self.digests) if self.digests else 0.0
 
     # -- the files: each unit's blocks copied or rendered
     def write_rdf(self, G: nx.MultiDiGraph, formats, base: str, usages: dict) -> int:
@@ -98,7 +92,7 @@ class Blocks:
         unit's blocks copied from the last build's files if it can be, else rendered;
         records where each unit went and returns the number of triples."""
         n = 0
-        for unit, texts, count in generate_rdf(G, formats, base, usages, skip=self.reusable):
+        for unit, texts, count in generate_rdf(G, formats, base, usages, skip=self.rdf_copied):
             starts = {fmt: self.sinks[fmt].pos for fmt in formats}
             if texts is None:
                 old = self.old_units[unit]
@@ -124,7 +118,7 @@ class Blocks:
         """graph.json (:func:`kg.io.graphjson.generate_graph_json`), each unit's node and
         links copied from the last build's file if they can be, else rendered; records
         where each went."""
-        for slot, unit, text in generate_graph_json(G, skip=lambda slot, unit: self.reusable(unit, (slot,))):
+        for slot, unit, text in generate_graph_json(G, skip=self.plan):
             start = sink.pos
             if text is None:
                 old, i = self.old_units[unit], COLUMN[slot]

@@ -171,12 +171,12 @@ WRITERS = {"nt": _NTriples, "ttl": _Turtle, "jsonld": _JsonLd}
 
 
 def generate_rdf(G: nx.MultiDiGraph, formats, base: str = DEFAULT_BASE, usages: dict | None = None,
-                 skip=None) -> Iterator[tuple[str | None, dict[str, str] | None, int]]:
+                 skip: frozenset = frozenset()) -> Iterator[tuple[str | None, dict[str, str] | None, int]]:
     """The graph in several formats at once (``nt``, ``ttl``, ``jsonld``), one unit at a
     time (:func:`units`): yields ``(unit, {format: text}, triples)``, with ``None`` for
     the unit of each file's head and end.
 
-    ``skip(unit)`` true yields ``(unit, None, 0)`` without making the unit's text (for a
+    A unit in ``skip`` yields ``(unit, None, 0)`` without making the unit's text (for a
     caller that has its bytes from elsewhere); the first unit, whose JSON-LD text has no
     separator before it, is never skipped. ``usages``: as for :func:`units`.
 

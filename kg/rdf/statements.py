@@ -126,14 +126,14 @@ def base_of_run(run_iri: str) -> str | None:
     return run_iri[:at] if at > 0 else None
 
 
-def units(G: nx.MultiDiGraph, base: str = DEFAULT_BASE, skip=None,
+def units(G: nx.MultiDiGraph, base: str = DEFAULT_BASE, skip: frozenset = frozenset(),
           usages: dict | None = None) -> Iterator[tuple[str, list | None]]:
     """The statements grouped by unit: (unit, [(subject IRI, [(predicate, object), ...]), ...]).
 
     A unit is the extraction run, or one node with the mentions of its statements
     (their subjects are minted from the node's id, so no two units share a
     subject). Units come in the order of :func:`statements`: the run, then the
-    nodes sorted by id. ``skip(node)`` true gives ``(node, None)`` without making
+    nodes sorted by id. a node in ``skip`` gives ``(node, None)`` without making
     the node's statements (an incremental build copies them from its last files).
     ``usages``: :func:`usage_table` of ``G`` if the caller has it (else made here).
     """
@@ -145,7 +145,7 @@ def units(G: nx.MultiDiGraph, base: str = DEFAULT_BASE, skip=None,
                             (RDFS_LABEL, lit(f"abstract-kg extraction pipeline {PIPELINE_VERSION}")),
                             (_KG_pipelineVersion, lit(PIPELINE_VERSION))])]
     for n in sorted(G.nodes):
-        if skip is not None and skip(n):
+        if n in skip:
             yield n, None
             continue
         yield n, _node_statements(G, n, base, run, usages)
