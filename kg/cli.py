@@ -20,8 +20,8 @@ def _log(args, msg: str) -> None:
 
 
 def _talk(args):
-    """What a command tells its user on stderr (see :class:`kg.pipeline.talk.Talk`)."""
-    from kg.pipeline.talk import Talk
+    """What a command tells its user on stderr (see :class:`kg.talk.Talk`)."""
+    from kg.talk import Talk
 
     quiet, verbose = getattr(args, "quiet", False), getattr(args, "verbose", False)
     return Talk(say=lambda line: _log(args, line), detail=(lambda line: _log(args, "  " + line)) if verbose else

@@ -18,7 +18,7 @@ from kg.ingest import read_records, sample_paths
 from kg.model import Record
 from kg.pipeline.outputs import write_outputs
 from kg.pipeline.staging import Staging
-from kg.pipeline.talk import Talk
+from kg.talk import Talk
 from kg.resolve.entities import resolve
 from kg.rdf.namespace import DEFAULT_BASE
 from kg.pipeline.state import STATE_FILE, read_state

@@ -32,7 +32,7 @@ from kg.pipeline.state import STATE_FILE, file_check, read_state, write_state
 from kg.pipeline.writeback import Sink
 from kg.files import atomic_write, swap
 from kg.pipeline.staging import Staging
-from kg.pipeline.talk import Talk
+from kg.talk import Talk
 from kg.extract import PIPELINE_VERSION
 from kg.model import Extraction
 from kg.rdf.namespace import DEFAULT_BASE
@@ -118,7 +118,7 @@ def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str
     serializations (``ttl``, ``nt``, ``jsonld``); N-Triples are always written. With
     ``reuse``, the blocks of papers and entities unchanged since the build already in
     ``outdir`` are copied from its files and its store is updated, not rebuilt (see
-    :mod:`kg.pipeline.blocks`; the same bytes as without). ``talk`` (:class:`~kg.pipeline.talk.Talk`)
+    :mod:`kg.pipeline.blocks`; the same bytes as without). ``talk`` (:class:`~kg.talk.Talk`)
     hears how much was reused, or why nothing was, and shows the progress. ``staging`` is the build's folder if it was made
     before the graph (its JSON Lines files then started). ``store_compaction``: when an updated store is
     compacted (``auto``, ``always``, ``never``; see :func:`kg.rdf.store.compact_after`).

@@ -22,7 +22,7 @@ import networkx as nx
 
 from kg.pipeline.outputs import RDF_FORMATS, rdf_formats, write_outputs
 from kg.pipeline.staging import Staging
-from kg.pipeline.talk import Talk
+from kg.talk import Talk
 from kg.extract import extract_records
 from kg.ingest import input_files, read_records, sample_paths
 from kg.model import Extraction, Record
