@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import math
@@ -299,9 +300,11 @@ def view_options(big: bool) -> dict:
     }
 
 
+@lru_cache(maxsize=1)
 def _environment() -> Environment:
     """The page templates, and pyvis's own (whose ``lib/`` holds the vis-network
-    script and style that pages include inline, as pyvis's in-line pages do)."""
+    script and style that pages include inline, as pyvis's in-line pages do); made
+    once, so that the 470 kB script is compiled once a process, not once a page."""
     pyvis_templates = Network(cdn_resources="in_line").templateEnv.loader
     return Environment(loader=ChoiceLoader([FileSystemLoader(str(Path(__file__).parent / "templates")),
                                             pyvis_templates]),
