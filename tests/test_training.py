@@ -164,6 +164,10 @@ def test_cross_validation_reads_the_fold_models_it_kept(tiny, tmp_path):
     first = cross_validate(clf, data, folds=2, epochs=2, models=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["0", "1"]
     assert cross_validate(clf, data, folds=2, epochs=2, models=tmp_path) == first
+    # the run's decision threshold holds, not the one saved with the fold models
+    clf.threshold = 1.0
+    assert cross_validate(clf, data, folds=2, epochs=2, models=tmp_path) != first
+    clf.threshold = 0.5
     # a fold model changed on disk changes that fold's predictions: it is read, not trained again
     np.save(tmp_path / "0" / "weights.npy", np.zeros_like(np.load(tmp_path / "0" / "weights.npy")))
     for name in ("hidden", "output"):

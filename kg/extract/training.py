@@ -250,14 +250,18 @@ def cross_validate(classifier, data: list[Parsed], folds: int = 5, epochs: int =
     With ``models``, each fold's span classifier is saved in ``models/<fold>`` and, where
     one is already there, read instead of trained: a change after the classifier (grouping
     names, resolution) is then cross-validated in minutes. Only valid while the
-    features, the training data and the settings are those the models were made with."""
+    features, the training data and the settings are those the models were made with; the
+    decision settings (``threshold``, ``length_bonus``) are the classifier's own, so that
+    they can be cross-validated on the kept models."""
     fold = [fold_of(d.rec.abstract, folds) for d in data]
     trained, examples = [], []
     classifier.roles = None  # the span classifier alone, in the first step and in the saved folds
     for k in range(folds):
         saved = models / str(k) if models is not None else None
         if saved is not None and (saved / "config.json").is_file():
+            settings = classifier.threshold, classifier.length_bonus
             classifier.from_disk(saved)
+            classifier.threshold, classifier.length_bonus = settings  # this run's, not the saved model's
             n = 0
         else:
             classifier.model, classifier.lexicon, n = train_model(
