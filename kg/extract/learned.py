@@ -340,10 +340,14 @@ class SpanClassifier(MatchComponent):
             shutil.rmtree(path / "roles")
 
     def from_disk(self, path, exclude=()) -> SpanClassifier:
+        """Read what :meth:`to_disk` wrote; with ``"cfg"`` in ``exclude`` (spaCy's name for
+        a component's settings) the decision settings stay this component's own."""
         path = Path(path)
         self.model = SparseSoftmax.from_disk(path)
-        self.threshold = float(self.model.config.pop("threshold", self.threshold))
-        self.length_bonus = float(self.model.config.pop("length_bonus", self.length_bonus))
+        threshold = float(self.model.config.pop("threshold", self.threshold))
+        length_bonus = float(self.model.config.pop("length_bonus", self.length_bonus))
+        if "cfg" not in exclude:
+            self.threshold, self.length_bonus = threshold, length_bonus
         self.lexicon = Lexicon.from_json(json.loads((path / "lexicon.json").read_text(encoding="utf-8")))
         classes = path / "clusters.json"
         self.word_classes = json.loads(classes.read_text(encoding="utf-8")) if classes.exists() else {}

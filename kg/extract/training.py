@@ -259,9 +259,7 @@ def cross_validate(classifier, data: list[Parsed], folds: int = 5, epochs: int =
     for k in range(folds):
         saved = models / str(k) if models is not None else None
         if saved is not None and (saved / "config.json").is_file():
-            settings = classifier.threshold, classifier.length_bonus
-            classifier.from_disk(saved)
-            classifier.threshold, classifier.length_bonus = settings  # this run's, not the saved model's
+            classifier.from_disk(saved, exclude=("cfg",))  # this run's threshold, not the saved one
             n = 0
         else:
             classifier.model, classifier.lexicon, n = train_model(
