@@ -76,6 +76,7 @@ def norm_words(text: str) -> list[str]:
     return [_norm_word(w) for w in _WORD.findall(text)]
 
 
+@lru_cache(maxsize=1 << 18)  # the words of a corpus recur
 def _norm_word(w: str) -> str:
     if w[-1:].isupper() and not w.isupper():  # "TeDS": a name, not a plural
         return w.lower()

@@ -201,3 +201,17 @@ def test_gold_reads_only_the_entity_lists_of_optional():
     assert gold.label("ResNet") == 2
     assert gold.label("ViT") is None and gold.label("CIFAR-10") is None
     assert gold.label("value") == 0 and gold.label("metric") == 0
+
+
+
+def test_a_feature_list_weighs_the_sum_of_its_known_features(tiny):
+    # Each list's sum of weights and embeddings: a feature as often as it occurs, an
+    # unknown one nothing, an empty list the zeros; then the hidden layer and softmax.
+    model = train_model(tiny[1], epochs=2, hidden=8, members=1)[0]
+    known = sorted(model.features)[:6]
+    rows = [known[:3], [known[0], known[0], "no such feature"], [], known]
+    got = model.vectors(rows)
+    pad = numpy.hstack([model.weights, model.hidden[0]])
+    want = [sum((pad[model.features[f]] for f in r if f in model.features), numpy.zeros(pad.shape[1])) for r in rows]
+    assert numpy.allclose(got, want, atol=1e-6)
+    assert numpy.allclose(model.predict(rows), model.probabilities(numpy.asarray(want, "float32")), atol=1e-6)

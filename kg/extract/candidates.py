@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from spacy.tokens import Doc
 
@@ -44,12 +45,7 @@ _SENT_CUES = frozenset("propose proposes introduce introduces present presents d
                        "design designs devise call called term termed dub dubbed name named".split())
 
 
-@dataclass(frozen=True)
-class Candidate:
-    start: int  # token indices, half-open
-    end: int
-    text: str
-
+_NO_GROUPS = frozenset()  # the rule groups of a token no rule covers
 
 #: No word of a name is longer (the long runs a text can carry are cut into pieces of 100).
 MAX_WORD = 60
@@ -63,6 +59,7 @@ def _edge_ok(text: str, lower: str) -> bool:
     return not _breaks(text, lower) and lower not in INNER
 
 
+@lru_cache(maxsize=1 << 16)  # words recur across a corpus
 def token_shape(text: str) -> str:
     """A coarse shape: ``X`` all caps, ``Xx`` title case, ``x`` lower, ``d`` digits,
     ``M`` mixed (inner capitals or letters with digits), ``p`` other.
@@ -180,21 +177,21 @@ def doc_context(doc: Doc, rule_groups: tuple[str, ...], keywords: frozenset = fr
             if lowers[i] in _DATA_WORDS:
                 data_sents.add(k)
     rule_spans: dict = {}
-    rule_tokens: list = [set() for _ in range(len(doc))]
+    rule_tokens: list = [_NO_GROUPS] * len(doc)  # a set of its own for each token a rule covers
     for group in rule_groups:
         for span in doc.spans.get(group, []):
             rule_spans.setdefault((span.start, span.end), []).append(f"{group}|{span.label_}")
             for i in range(span.start, span.end):
+                if rule_tokens[i] is _NO_GROUPS:
+                    rule_tokens[i] = set()
                 rule_tokens[i].add(group)
     abbr_long, abbr_short = {}, {}
     for long, short in doc._.kg_abbreviations or []:
         typ = defined_type(long, short) or ""
         abbr_long[(long.start, long.end)] = typ
         abbr_short[(short.start, short.end)] = typ
-    shape_of = {t: token_shape(t) for t in set(texts)}
-    singular_of = {w: singular(w) for w in set(lowers)}
-    shapes = [shape_of[t] for t in texts]
-    lasts = [singular_of[w] for w in lowers]
+    shapes = list(map(token_shape, texts))
+    lasts = list(map(singular, lowers))
     return DocContext(texts, lowers, shapes, lasts, title_end, title_colon, title_caps, sent_of,
                       frozenset(cue_sents), frozenset(data_sents), rule_spans, rule_tokens,
                       abbr_long, abbr_short, {}, keywords, {},
@@ -218,51 +215,60 @@ def apposition_head(lowers: list[str], j: int) -> int:
     return last
 
 
-def _side_features(ctx: DocContext, i: int, j: int) -> tuple[list[str], list[str]]:
-    """The features of a candidate's left edge (its first word and what stands before
-    it) and right edge (its last word and what follows): each depends on one token
-    index alone, so a document computes them once per index, not once per candidate."""
-    left, right = ctx.left.get(i), ctx.right.get(j)
+def left_features(ctx: DocContext, i: int) -> list[str]:
+    """The features of a candidate's left edge: its first word and what stands before it
+    (a function of ``i`` alone, computed once per index of a document)."""
+    left = ctx.left.get(i)
+    if left is not None:
+        return left
     lowers, cls = ctx.lowers, ctx.classes
-    if left is None:
-        prev = lowers[i - 1] if i > 0 else "<s>"
-        prev2 = lowers[i - 2] if i > 1 else "<s>"
-        sh0 = ctx.shapes[i]
-        left = ["f=" + lowers[i], "p=" + prev, f"p2={prev2} {prev}", f"p|sh={prev}|{sh0}", "sh0=" + sh0]
-        if i >= 2 and lowers[i - 1] == ",":
-            left.append("bp=" + ctx.lasts[i - 2])
-        _class_features(left, cls, (("cf", i), ("cp", i - 1)))
-        left.extend("L=" + w for w in lowers[max(0, i - 4):i])
-        k = ctx.sent_of[i]
-        if k in ctx.data_sents:
-            left.append("data_sent")
-            if k in ctx.cue_sents:
-                left.append("data_cue_sent")
-        if i >= ctx.title_end and k in ctx.cue_sents:
-            left.extend(("cue_sent", "cue_sent|sh=" + sh0))
-        rules = ctx.rule_tokens
-        if i > 0 and rules[i] and rules[i - 1]:
-            left.extend("rcross=" + g for g in sorted(rules[i] & rules[i - 1]))
-        ctx.left[i] = left
-    if right is None:
-        last, shl = ctx.lasts[j - 1], ctx.shapes[j - 1]
-        nxt = lowers[j] if j < len(lowers) else "</s>"
-        nxt2 = lowers[j + 1] if j + 1 < len(lowers) else "</s>"
-        right = ["l=" + last, "x=" + nxt, f"x2={nxt} {nxt2}", f"x|sh={nxt}|{shl}", f"l|x={last}|{nxt}",
-                 "shl=" + shl]
-        # word endings say what an unseen name is ("...Bench", "...Net", "...ization")
-        lw = lowers[j - 1]
-        if len(lw) > 4:
-            right.extend(("s3=" + lw[-3:], "s4=" + lw[-4:]))
-        head = apposition_head(lowers, j)
-        if head >= 0:
-            right.append("ap=" + ctx.lasts[head])
-            if cls[head] is not None:
-                right.append(f"apc={cls[head][1]}")
-        _class_features(right, cls, (("cl", j - 1), ("cx", j)))
-        right.extend("R=" + w for w in lowers[j:j + 4])
-        ctx.right[j] = right
-    return left, right
+    prev = lowers[i - 1] if i > 0 else "<s>"
+    prev2 = lowers[i - 2] if i > 1 else "<s>"
+    sh0 = ctx.shapes[i]
+    left = ["f=" + lowers[i], "p=" + prev, f"p2={prev2} {prev}", f"p|sh={prev}|{sh0}", "sh0=" + sh0]
+    if i >= 2 and lowers[i - 1] == ",":
+        left.append("bp=" + ctx.lasts[i - 2])
+    _class_features(left, cls, (("cf", i), ("cp", i - 1)))
+    left.extend("L=" + w for w in lowers[max(0, i - 4):i])
+    k = ctx.sent_of[i]
+    if k in ctx.data_sents:
+        left.append("data_sent")
+        if k in ctx.cue_sents:
+            left.append("data_cue_sent")
+    if i >= ctx.title_end and k in ctx.cue_sents:
+        left.extend(("cue_sent", "cue_sent|sh=" + sh0))
+    rules = ctx.rule_tokens
+    if i > 0 and rules[i] and rules[i - 1]:
+        left.extend("rcross=" + g for g in sorted(rules[i] & rules[i - 1]))
+    ctx.left[i] = left
+    return left
+
+
+def right_features(ctx: DocContext, j: int) -> list[str]:
+    """The features of the right edge of a candidate ending at ``j``: its last word and
+    what follows (computed once per index of a document)."""
+    right = ctx.right.get(j)
+    if right is not None:
+        return right
+    lowers, cls = ctx.lowers, ctx.classes
+    last, shl = ctx.lasts[j - 1], ctx.shapes[j - 1]
+    nxt = lowers[j] if j < len(lowers) else "</s>"
+    nxt2 = lowers[j + 1] if j + 1 < len(lowers) else "</s>"
+    right = ["l=" + last, "x=" + nxt, f"x2={nxt} {nxt2}", f"x|sh={nxt}|{shl}", f"l|x={last}|{nxt}",
+             "shl=" + shl]
+    # word endings say what an unseen name is ("...Bench", "...Net", "...ization")
+    lw = lowers[j - 1]
+    if len(lw) > 4:
+        right.extend(("s3=" + lw[-3:], "s4=" + lw[-4:]))
+    head = apposition_head(lowers, j)
+    if head >= 0:
+        right.append("ap=" + ctx.lasts[head])
+        if cls[head] is not None:
+            right.append(f"apc={cls[head][1]}")
+    _class_features(right, cls, (("cl", j - 1), ("cx", j)))
+    right.extend("R=" + w for w in lowers[j:j + 4])
+    ctx.right[j] = right
+    return right
 
 
 def _class_features(f: list[str], cls: list, where) -> None:
@@ -275,25 +281,52 @@ def _class_features(f: list[str], cls: list, where) -> None:
 
 def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[str]:
     """The features of the candidate ``[i, j)`` whose text is ``text``; ``lexicon(key)``
-    gives learned-lexicon features of its compact key (a list of strings)."""
+    gives learned-lexicon features of its compact key (a list of strings): its text's,
+    its edges' (computed once per token index), its place's and its key's in the document."""
+    return [*text_features(ctx, i, j, text, lexicon), *left_features(ctx, i), *right_features(ctx, j),
+            *place_features(ctx, i, j),
+            *key_features(ctx, compact_key(text))]
+
+
+def _shape(shapes: list[str]) -> str:
+    n = len(shapes)
+    return "_".join(shapes) if n <= 3 else f"{shapes[0]}_{shapes[1]}_.._{shapes[-1]}"
+
+
+def text_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[str]:
+    """The features of the candidate that depend on its text and tokens alone: the same
+    wherever the same span stands, in any document."""
     lowers = ctx.lowers
-    shapes = ctx.shapes[i:j]
     n = j - i
-    shape = "_".join(shapes) if n <= 3 else f"{shapes[0]}_{shapes[1]}_.._{shapes[-1]}"
     last = ctx.lasts[j - 1]
-    prev = lowers[i - 1] if i > 0 else "<s>"
-    nxt = lowers[j] if j < len(lowers) else "</s>"
-    key = compact_key(text)
-    left, right = _side_features(ctx, i, j)
-    f = ["b", "w=" + " ".join(lowers[i:j]), f"n={min(n, 5)}", "sh=" + shape,
-         f"l2={lowers[j - 2] if n > 1 else ''} {last}", f"p|l={prev}|{last}", *left, *right]
+    f = ["b", "w=" + " ".join(lowers[i:j]), f"n={min(n, 5)}", "sh=" + _shape(ctx.shapes[i:j]),
+         f"l2={lowers[j - 2] if n > 1 else ''} {last}"]
     if n <= 3:
         cls = ctx.classes
         f.append("cs=" + "_".join(str(c[0]) if c is not None else "-" for c in cls[i:j]))
+    if text.count("(") != text.count(")"):
+        f.append("unbalanced")
+    gaz = lookup(text)
+    if gaz:
+        f.append("gaz=" + gaz)
+        f.append(f"gaz|n={gaz}|{min(n, 3)}")
+    if ctx.terms is not None and n <= MAX_TERM_WORDS:
+        f.extend(ctx.terms.features(phrase_key(lowers, ctx.lasts, i, j)))
+    f.extend(lexicon(compact_key(text)))
+    return f
+
+
+def place_features(ctx: DocContext, i: int, j: int) -> list[str]:
+    """The features of where the candidate stands: the words just outside it with its
+    last word, the title, parentheses, the rules' spans and the defined abbreviations."""
+    lowers = ctx.lowers
+    prev = lowers[i - 1] if i > 0 else "<s>"
+    nxt = lowers[j] if j < len(lowers) else "</s>"
+    f = [f"p|l={prev}|{ctx.lasts[j - 1]}"]
     if i < ctx.title_end:
         tag = "tcaps" if ctx.title_caps else "title"
         f.append(tag)
-        f.append(f"{tag}|sh={shape}")
+        f.append(f"{tag}|sh={_shape(ctx.shapes[i:j])}")
         if ctx.title_colon >= 0 and j <= ctx.title_colon:
             f.append("title_head" + ("_all" if i == 0 and j == ctx.title_colon else ""))
         end = ctx.title_end - (ctx.title_end > 0 and lowers[ctx.title_end - 1] == ".")
@@ -303,26 +336,26 @@ def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[s
             f.append("title_tail_all")
     if prev == "(" and nxt == ")":
         f.append("paren")
-    if text.count("(") != text.count(")"):
-        f.append("unbalanced")
     rule_tokens = ctx.rule_tokens
     exact = ctx.rule_spans.get((i, j))
     if exact:
         for r in exact:
             f.append("r=" + r)
     elif rule_tokens[i]:
-        inside = rule_tokens[i].intersection(*rule_tokens[i + 1:j]) if n > 1 else rule_tokens[i]
+        inside = rule_tokens[i].intersection(*rule_tokens[i + 1:j]) if j - i > 1 else rule_tokens[i]
         for g in sorted(inside):
             f.append("rin=" + g)
     if (i, j) in ctx.abbr_long:
         f.append("abl=" + ctx.abbr_long[(i, j)])
     if (i, j) in ctx.abbr_short:
         f.append("abs=" + ctx.abbr_short[(i, j)])
-    gaz = lookup(text)
-    if gaz:
-        f.append("gaz=" + gaz)
-        f.append(f"gaz|n={gaz}|{min(n, 3)}")
-    f.append("cnt=" + _bin(ctx.counts.get(key, 0)))
+    return f
+
+
+def key_features(ctx: DocContext, key: str) -> list[str]:
+    """The features of the candidate's compact key in this document: how often it
+    recurs, where its occurrences stand, whether the authors gave it as a keyword."""
+    f = ["cnt=" + _bin(ctx.counts.get(key, 0))]
     kf = ctx.key_flags.get(key)
     if kf:
         for flag in sorted(kf):
@@ -331,7 +364,4 @@ def span_features(ctx: DocContext, i: int, j: int, text: str, lexicon) -> list[s
             f.append("K=title+abs")
     if key in ctx.keywords:
         f.append("kw")
-    if ctx.terms is not None and n <= MAX_TERM_WORDS:
-        f.extend(ctx.terms.features(phrase_key(lowers, ctx.lasts, i, j)))
-    f.extend(lexicon(key))
     return f

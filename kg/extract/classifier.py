@@ -20,6 +20,7 @@ from itertools import chain, repeat
 from pathlib import Path
 
 import numpy
+import scipy.sparse
 
 CLASSES = ("none", "proposed", "used", "task", "dataset")
 _HIDDEN_FILES = ("hidden", "hidden_bias", "output", "output_bias")
@@ -44,16 +45,23 @@ class SparseSoftmax:
 
     def predict(self, rows: list[list[str]]) -> numpy.ndarray:
         """Class probabilities, one row per feature list (unknown features weigh nothing)."""
-        if len(rows) > CHUNK:  # a bounded gather, whatever the length of the record
-            return numpy.concatenate([self.predict(rows[a:a + CHUNK]) for a in range(0, len(rows), CHUNK)])
-        if not rows:
-            return numpy.zeros((0, len(self.classes)), "float32")
+        return self.probabilities(self.vectors(rows))
+
+    def vectors(self, rows: list[list[str]]) -> numpy.ndarray:
+        """Each feature list's sum of weights and embeddings (what :meth:`probabilities`
+        reads), as one sparse product: a row a list, a one for each of its features."""
+        if len(rows) > CHUNK:  # a bounded product, whatever the length of the record
+            return numpy.concatenate([self.vectors(rows[a:a + CHUNK]) for a in range(0, len(rows), CHUNK)])
+        pad = self._padded()
         zero = len(self.features)  # the row of zeros after the weights
-        lengths = [len(r) or 1 for r in rows]  # a row without features takes the zeros
-        starts = _starts(lengths)
-        feats = chain.from_iterable(r or (None,) for r in rows)  # None is no feature
-        flat = numpy.fromiter(map(self.features.get, feats, repeat(zero)), dtype="int64", count=sum(lengths))
-        sums = numpy.add.reduceat(self._padded()[flat], starts, axis=0)  # one gather for both parts
+        ends = numpy.cumsum([0, *map(len, rows)])
+        flat = numpy.fromiter(map(self.features.get, chain.from_iterable(rows), repeat(zero)), dtype="int64",
+                              count=int(ends[-1]))
+        ones = numpy.ones(len(flat), pad.dtype)
+        return scipy.sparse.csr_matrix((ones, flat, ends), shape=(len(rows), len(pad))) @ pad
+
+    def probabilities(self, sums: numpy.ndarray) -> numpy.ndarray:
+        """Class probabilities from :meth:`vectors` (or sums of them)."""
         n = len(self.classes)
         logits = sums[:, :n]
         if self.hidden is not None:
