@@ -153,11 +153,6 @@ def normalize(text: str) -> tuple[str, Offsets | None]:
     return "".join(parts), Offsets(starts, ends)
 
 
-def original_span(offsets: Offsets | None, start: int, end: int) -> tuple[int, int]:
-    """The original offsets of the clean range ``[start, end)`` (itself without a map)."""
-    return (start, end) if offsets is None else offsets.span(start, end)
-
-
 #: What separates a record's author keywords from its abstract in the text extraction
 #: reads (a NUL: no keyword or abstract holds one in practice; one that does only moves
 #: its own tail into the keywords).

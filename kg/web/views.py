@@ -174,31 +174,6 @@ def best_connected(degree, limit: int) -> list[str]:
     return heapq.nsmallest(limit, degree, key=lambda n: (-degree[n], n))
 
 
-def _limited(G: nx.MultiDiGraph, nodes: list[str], edges: list[tuple], limit: int | None) -> nx.MultiDiGraph:
-    """A view graph from its nodes and (u, v, key, data) edges; above ``limit`` nodes,
-    the ``limit`` of highest degree, in sorted order (what :func:`induced` of the
-    full view would give, without building it)."""
-    H = nx.MultiDiGraph()
-    if limit is None or len(set(nodes)) <= limit:
-        _copy_nodes(G, H, nodes)
-        H.add_edges_from(edges)
-        return H
-    degree: dict[str, int] = dict.fromkeys(nodes, 0)
-    for u, v, _, _ in edges:
-        degree[u] += 1
-        degree[v] += 1
-    H.graph["total_nodes"] = len(degree)
-    keep = set(best_connected(degree, limit))
-    by_source: dict[str, list[tuple]] = defaultdict(list)
-    for e in edges:
-        if e[0] in keep and e[1] in keep:
-            by_source[e[0]].append(e)
-    order = sorted(keep)
-    _copy_nodes(G, H, order)
-    H.add_edges_from((e for u in order for e in by_source.get(u, ())))
-    return H
-
-
 def _more_than(n: int, items) -> bool:
     """True if the iterable ``items`` has more than ``n`` items (it stops at the first one over).
 
