@@ -26,7 +26,7 @@ from kg.model import Extraction, Record
 from kg.rdf.namespace import DEFAULT_BASE, QUERY_PREFIXES
 from kg.rdf.ontology import ontology_quads
 from kg.resolve import algorithms as alg
-from kg.refs import AmbiguousName, did_you_mean, pick, ref_key, resolve_name  # noqa: F401  (AmbiguousName: part of this API)
+from kg.refs import AmbiguousName, GraphLookup, StoreLookup, resolve_name  # noqa: F401  (AmbiguousName: part of this API)
 from kg.resolve.graph import nodes_of_type
 
 
@@ -162,32 +162,19 @@ class KnowledgeGraph:
         """The record of one node by :class:`Node`, id, IRI, canonical name or alias (an
         acronym among them); every look-up of this class takes a node the same way.
 
-        A loaded build whose graph has not been read yet answers from its SPARQL store
-        (:mod:`kg.rdf.lookup`): one node costs a few index reads, not the whole graph.
-
         >>> sample.node("FSL-Net").type, sample.node("fsl-net").id == sample.node("FSL-Net").id
         ('Method', True)
         """
-        if self._graph is None and self._store_dir is not None:
-            from kg.rdf import lookup
+        return Node(**self._lookup.node_fields(self._lookup.resolve(name)))
 
-            name = ref_key(name, self.base)
-            found = lookup.find(self._store, self.base, name)
-            if not found:
-                raise KeyError(f"no node named {name!r}{did_you_mean(lookup.entity_names(self._store), name)}")
-            return Node(**lookup.node_fields(self._store, self.base, pick(name, found)))
-        G = self._G
-        node_id = self._resolve_name(name)
-        d = G.nodes[node_id]
-        if d["type"] == "Paper":
-            linked = tuple(sorted({v for _, v in G.out_edges(node_id)}))
-            venue = ", ".join(sorted(G.nodes[v].get("label", "") for _, v, k in G.out_edges(node_id, keys=True)
-                                     if k == "publishedIn"))
-            return Node(id=node_id, type="Paper", name=d.get("label", node_id), linked=linked,
-                        title=d.get("title") or "", venue=venue, year=d.get("year"), abstract=d.get("abstract", ""))
-        linked = tuple(sorted({u for u, _ in G.in_edges(node_id)} | {v for _, v in G.out_edges(node_id)}))
-        return Node(id=node_id, type=d["type"], name=d.get("label", node_id),
-                    aliases=tuple(d.get("aliases", ()) or ()), papers=tuple(alg.papers_for(G, node_id)), linked=linked)
+    @property
+    def _lookup(self) -> GraphLookup | StoreLookup:
+        """What answers the look-ups: a loaded build's SPARQL store until its graph is
+        read (a node or a ranking costs a few index reads, not the whole graph), else
+        the graph."""
+        if self._graph is None and self._store_dir is not None:
+            return StoreLookup(self._store, self.base)
+        return GraphLookup(self._G, self.base)
 
     def _nodes(self, type_: str) -> Results:
         return Results(self.node(n) for n in nodes_of_type(self._G, type_))
@@ -238,7 +225,8 @@ class KnowledgeGraph:
         >>> len(KnowledgeGraph.build().papers_for("data attribution")) >= 3
         True
         """
-        return Results(self.node(p) for p in alg.papers_for(self._G, self._resolve_name(entity)))
+        look = self._lookup
+        return Results(self._node(look, p) for p in look.papers_for(look.resolve(entity)))
 
     def methods_for_task(self, task) -> Results:
         """Methods proposed or used by papers on a task, by number of papers.
@@ -246,7 +234,8 @@ class KnowledgeGraph:
         >>> [(r.node.name, r.score) for r in sample.methods_for_task("semantic segmentation")]
         [('optimal transport distance', 1), ('Optimal Transport theory', 1), ('TAROT', 1)]
         """
-        return Results(Ranked(self.node(m), n) for m, n in alg.methods_for_task(self._G, self._resolve_name(task)))
+        look = self._lookup
+        return Results(Ranked(self._node(look, m), n) for m, n in look.methods_for_task(look.resolve(task)))
 
     def datasets_for(self, method) -> Results:
         """Datasets used by the papers that propose or use a method, by number of papers.
@@ -254,7 +243,8 @@ class KnowledgeGraph:
         >>> [r.node.name for r in sample.datasets_for("CELL-Diff")]
         ['Human Protein Atlas', 'OpenCell']
         """
-        return Results(Ranked(self.node(d), n) for d, n in alg.datasets_for(self._G, self._resolve_name(method)))
+        look = self._lookup
+        return Results(Ranked(self._node(look, d), n) for d, n in look.datasets_for(look.resolve(method)))
 
     def related_papers(self, paper, k: int = 10) -> Results:
         """Papers sharing entities with a paper, ranked by the rarity-weighted count of
@@ -264,9 +254,9 @@ class KnowledgeGraph:
         >>> sample.related_papers(paper, k=1)[0].shared
         ('instruction tuning',)
         """
-        G = self._G
-        return Results(Ranked(self.node(o), score, tuple(G.nodes[e].get("label", e) for e in shared))
-                       for o, score, shared in alg.related_papers(G, self._resolve_name(paper), k))
+        look = self._lookup
+        return Results(Ranked(self._node(look, o), score, tuple(look.label(e) for e in shared))
+                       for o, score, shared in look.related_papers(look.resolve(paper), k))
 
     def top(self, kind: str, n: int = 20, by: str = "papers") -> Results:
         """The top ``n`` methods / tasks / datasets / repositories / venues / papers, by
@@ -277,7 +267,8 @@ class KnowledgeGraph:
         """
         if not isinstance(n, int) or isinstance(n, bool):
             raise TypeError(f"n must be a number of results, not {n!r}")
-        return Results(Ranked(self.node(v), s) for v, s in alg.top(self._G, kind, by, n))
+        look = self._lookup
+        return Results(Ranked(self._node(look, v), s) for v, s in look.top(kind, by, n))
 
     def shortest_path(self, a, b) -> Results:
         """The shortest chain of nodes between two names (edges either way); [] if none.
@@ -427,6 +418,10 @@ class KnowledgeGraph:
 
         node = self._resolve_name(focus) if focus else None
         return HtmlView(page_html(self._G, view=view, focus=node, depth=depth)[0], height)
+
+    @staticmethod
+    def _node(look: GraphLookup | StoreLookup, node_id: str) -> Node:
+        return Node(**look.node_fields(node_id))
 
     def _resolve_name(self, ref) -> str:
         return resolve_name(self._G, ref, self.base)

@@ -1,12 +1,15 @@
 """How the API names a node: a :class:`~kg.handles.Node`, an id, an IRI or a name
 (an alias or acronym among them), the same way in every look-up; a name several
-nodes carry is an :class:`AmbiguousName` listing them."""
+nodes carry is an :class:`AmbiguousName` listing them. :class:`GraphLookup` answers the
+look-ups from the networkx graph."""
 from __future__ import annotations
 
 import networkx as nx
 
 from kg.handles import Node
+from kg.rdf import lookup
 from kg.rdf.namespace import DEFAULT_BASE
+from kg.resolve import algorithms as alg
 
 
 class AmbiguousName(KeyError):
@@ -68,3 +71,90 @@ def did_you_mean(names: set[str], name: str, n: int = 5) -> str:
     low = {x.lower(): x for x in sorted(names)}
     found = [low[x] for x in difflib.get_close_matches(name.strip().lower(), list(low), n=n, cutoff=0.7)]
     return f"; did you mean {', '.join(repr(x) for x in found)}?" if found else ""
+
+
+class GraphLookup:
+    """The API's look-ups answered from the networkx graph: ids in, plain data out
+    (:mod:`kg.resolve.algorithms`); :class:`kg.rdf.lookup.StoreLookup` answers the same
+    from a build's store."""
+
+    def __init__(self, G: nx.MultiDiGraph, base: str = DEFAULT_BASE):
+        self.G = G
+        self.base = base
+
+    def resolve(self, ref) -> str:
+        return resolve_name(self.G, ref, self.base)
+
+    def node_fields(self, node_id: str) -> dict:
+        """The fields of :class:`~kg.handles.Node` for ``node_id``."""
+        G = self.G
+        d = G.nodes[node_id]
+        out = {"id": node_id, "type": d["type"], "name": d.get("label", node_id)}
+        if d["type"] == "Paper":
+            venue = ", ".join(sorted(G.nodes[v].get("label", "") for _, v, k in G.out_edges(node_id, keys=True)
+                                     if k == "publishedIn"))
+            out.update(linked=tuple(sorted(G.succ[node_id])), title=d.get("title") or "", venue=venue,
+                       year=d.get("year"), abstract=d.get("abstract", ""))
+        else:
+            out.update(aliases=tuple(d.get("aliases", ()) or ()), papers=tuple(alg.papers_for(G, node_id)),
+                       linked=tuple(sorted(set(G.pred[node_id]) | set(G.succ[node_id]))))
+        return out
+
+    def label(self, node_id: str) -> str:
+        return self.G.nodes[node_id].get("label", node_id)
+
+    def papers_for(self, node_id: str) -> list[str]:
+        return alg.papers_for(self.G, node_id)
+
+    def methods_for_task(self, node_id: str) -> list[tuple[str, int]]:
+        return alg.methods_for_task(self.G, node_id)
+
+    def datasets_for(self, node_id: str) -> list[tuple[str, int]]:
+        return alg.datasets_for(self.G, node_id)
+
+    def related_papers(self, node_id: str, k: int) -> list[tuple[str, float, list[str]]]:
+        return alg.related_papers(self.G, node_id, k)
+
+    def top(self, kind: str, by: str, n: int) -> list[tuple[str, int]]:
+        return alg.top(self.G, kind, by, n)
+
+
+class StoreLookup:
+    """The look-ups of :class:`GraphLookup` answered from a build's SPARQL store
+    (:mod:`kg.rdf.lookup`): the same ids, counts and order, from the index entries of
+    the nodes asked about (``top`` by papers reads the ``kg:paperCount`` the build
+    wrote), never the whole graph."""
+
+    def __init__(self, store, base: str = DEFAULT_BASE):
+        self.store = store
+        self.base = base
+
+    def resolve(self, ref) -> str:
+        name = ref_key(ref, self.base)
+        found = lookup.find(self.store, self.base, name)
+        if not found:
+            raise KeyError(f"no node named {name!r}{did_you_mean(lookup.entity_names(self.store), name)}")
+        return pick(name, found)
+
+    def node_fields(self, node_id: str) -> dict:
+        return lookup.node_fields(self.store, self.base, node_id)
+
+    def label(self, node_id: str) -> str:
+        return lookup.label(self.store, self.base, node_id)
+
+    def papers_for(self, node_id: str) -> list[str]:
+        return lookup.papers_for(self.store, self.base, node_id)
+
+    def methods_for_task(self, node_id: str) -> list[tuple[str, int]]:
+        return lookup.methods_for_task(self.store, self.base, node_id)
+
+    def datasets_for(self, node_id: str) -> list[tuple[str, int]]:
+        return lookup.datasets_for(self.store, self.base, node_id)
+
+    def related_papers(self, node_id: str, k: int) -> list[tuple[str, float, list[str]]]:
+        entities = lookup.entities_of(self.store, self.base, node_id)
+        return alg.rank_related(node_id, {e: self.papers_for(e) for e in entities}, k)
+
+    def top(self, kind: str, by: str, n: int) -> list[tuple[str, int]]:
+        type_, by = alg.top_terms(kind, by)
+        return lookup.top(self.store, self.base, type_, by, n) if type_ in alg.KIND_TYPE.values() else []

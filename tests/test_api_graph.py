@@ -205,6 +205,24 @@ def test_a_loaded_build_finds_nodes_in_its_store_as_the_graph_does(built, sample
         kg.node("TAROTT")
 
 
+def test_a_loaded_build_ranks_from_its_store_as_the_graph_does(built, sample_kg):
+    kg = KnowledgeGraph.load(built)
+    G = sample_kg.nx
+    entities = [n for n, t in G.nodes(data="type") if t != "Paper"]
+    papers = sorted(n for n, t in G.nodes(data="type") if t == "Paper")
+    for e in entities:
+        assert kg.papers_for(e) == sample_kg.papers_for(e), e
+        assert kg.datasets_for(e) == sample_kg.datasets_for(e), e
+    for t in (n for n, t in G.nodes(data="type") if t == "Task"):
+        assert kg.methods_for_task(t) == sample_kg.methods_for_task(t), t
+    for p in papers[::4]:
+        assert kg.related_papers(p, k=5) == sample_kg.related_papers(p, k=5), p
+    for kind in ("method", "task", "dataset", "repository", "venue", "paper"):
+        for by in ("papers", "degree"):
+            assert kg.top(kind, 7, by=by) == sample_kg.top(kind, 7, by=by), (kind, by)
+    assert kg._graph is None  # not one of them read graph.json
+
+
 def test_inference_and_validation_from_python(sample_kg):
     from rdflib.namespace import PROV, RDF
 

@@ -12,11 +12,15 @@ records). User text enters the queries as bound values only.
 """
 from __future__ import annotations
 
+import heapq
+import itertools
+
 import pyoxigraph as ox
 
 from kg.rdf.namespace import KG
 from kg.rdf.statements import CLASS, DCT_NS, PREDICATE, RDFS_LABEL, SKOS_NS
 from kg.rdf.store import with_values
+from kg.resolve.algorithms import ENTITY_RELATIONS
 
 _TYPE_OF = {iri: t for t, iri in CLASS.items()}
 _ALT = SKOS_NS + "altLabel"
@@ -39,10 +43,14 @@ _NAMES = (f"SELECT DISTINCT ?l WHERE {{ VALUES ?c {{ {' '.join(f'<{c}>' for t, c
           f"?s a ?c . ?s {_NAMED} ?l }}")
 
 
-def _rows(store: ox.Store, sparql: str, **subs) -> list:
+def _query(store: ox.Store, sparql: str, **subs):
     # the values as a VALUES block at the head of the pattern (written by Oxigraph as
     # terms): Oxigraph then starts from them, as it does not from a substitution
-    return list(store.query(with_values(sparql, {ox.Variable(k): v for k, v in subs.items()})))
+    return store.query(with_values(sparql, {ox.Variable(k): v for k, v in subs.items()}))
+
+
+def _rows(store: ox.Store, sparql: str, **subs) -> list:
+    return list(_query(store, sparql, **subs))
 
 
 def _id(iri: str, base: str) -> str | None:
@@ -111,6 +119,75 @@ def node_fields(store: ox.Store, base: str, node_id: str) -> dict:
     return out
 
 
+def label(store: ox.Store, base: str, node_id: str) -> str:
+    """The label of ``node_id`` (its id if it has none)."""
+    return next(iter(_values(store, ox.NamedNode(base + node_id), RDFS_LABEL)), node_id)
+
+
 def entity_names(store: ox.Store) -> set[str]:
     """Every label and alias of a node that is not a paper (for "did you mean")."""
     return {r["l"].value for r in store.query(_NAMES)}
+
+
+
+_PAPER = CLASS["Paper"]
+# the papers linked to ?e by any relation
+_PAPERS_FOR = f"SELECT DISTINCT ?p WHERE {{ VALUES ?rel {{ {LINKS} }} ?p ?rel ?e . ?p a <{_PAPER}> }} ORDER BY ?p"
+_ENTITIES_OF = (f"SELECT DISTINCT ?e WHERE {{ VALUES ?rel {{ {' '.join(f'<{KG[k]}>' for k in ENTITY_RELATIONS)} }} "
+                f"?p ?rel ?e . ?e a ?c . VALUES ?c {{ <{CLASS['Method']}> <{CLASS['Task']}> <{CLASS['Dataset']}> }} }}")
+_BY_PAPERS = f"SELECT ?x ?n WHERE {{ ?x a ?c ; <{KG.paperCount}> ?n }} ORDER BY DESC(?n) ?x"
+_OF_TYPE = "SELECT ?x WHERE { ?x a ?c } ORDER BY ?x"
+_DEGREES = (f"SELECT ?x (COUNT(*) AS ?n) WHERE {{ ?x a ?c . VALUES ?rel {{ {LINKS} }} "
+            "{ ?x ?rel ?y } UNION { ?y ?rel ?x } } GROUP BY ?x")
+
+
+def _linked_by_papers(*relations: str) -> str:
+    """What the papers linked to ?e link to by one of ``relations``: (?x, papers ?n), most first."""
+    rels = " ".join(f"<{PREDICATE[k]}>" for k in relations)
+    return (f"SELECT ?x (COUNT(DISTINCT ?p) AS ?n) WHERE {{ VALUES ?rel {{ {LINKS} }} ?p ?rel ?e . "
+            f"?p a <{_PAPER}> . VALUES ?r2 {{ {rels} }} ?p ?r2 ?x }} GROUP BY ?x ORDER BY DESC(?n) ?x")
+
+
+_METHODS_FOR = _linked_by_papers("proposes", "usesMethod")
+_DATASETS_FOR = _linked_by_papers("usesDataset")
+
+
+def _ids(store: ox.Store, base: str, sparql: str, var: str = "x", **subs) -> list[str]:
+    return [x for r in _rows(store, sparql, **subs) if (x := _id(r[var].value, base)) is not None]
+
+
+def _counted(store: ox.Store, base: str, sparql: str, **subs):
+    """The (id, ?n) rows of ``sparql``, lazily, in its order."""
+    return ((x, int(r["n"].value)) for r in _query(store, sparql, **subs) if (x := _id(r["x"].value, base)) is not None)
+
+
+def papers_for(store: ox.Store, base: str, node_id: str) -> list[str]:
+    """The papers linked to ``node_id`` by any relation, sorted (as
+    :func:`kg.resolve.algorithms.papers_for`)."""
+    return _ids(store, base, _PAPERS_FOR, "p", e=ox.NamedNode(base + node_id))
+
+
+def methods_for_task(store: ox.Store, base: str, node_id: str) -> list[tuple[str, int]]:
+    """(method, papers) of the papers on ``node_id``, most first."""
+    return list(_counted(store, base, _METHODS_FOR, e=ox.NamedNode(base + node_id)))
+
+
+def datasets_for(store: ox.Store, base: str, node_id: str) -> list[tuple[str, int]]:
+    """(dataset, papers) of the papers that propose or use ``node_id``, most first."""
+    return list(_counted(store, base, _DATASETS_FOR, e=ox.NamedNode(base + node_id)))
+
+
+def entities_of(store: ox.Store, base: str, node_id: str) -> list[str]:
+    """The methods, tasks and datasets a paper is linked to."""
+    return _ids(store, base, _ENTITIES_OF, "e", p=ox.NamedNode(base + node_id))
+
+
+def top(store: ox.Store, base: str, type_: str, by: str, n: int) -> list[tuple[str, int]]:
+    """The ``n`` nodes of ``type_`` with the most papers (their ``kg:paperCount``) or
+    links (``by="degree"``), ties by id."""
+    c = ox.NamedNode(CLASS[type_])
+    if by == "papers":
+        return list(itertools.islice(_counted(store, base, _BY_PAPERS, c=c), n))
+    degree = dict(_counted(store, base, _DEGREES, c=c))
+    return heapq.nsmallest(n, ((x, degree.get(x, 0)) for x in _ids(store, base, _OF_TYPE, c=c)),
+                           key=lambda s: (-s[1], s[0]))

@@ -58,12 +58,16 @@ def entities_of(G: nx.MultiDiGraph, paper: str, types: tuple[str, ...] = ("Metho
 
 def methods_for_task(G: nx.MultiDiGraph, task: str) -> list[tuple[str, int]]:
     """Methods proposed or used by papers on a task: (method, number of papers), most first."""
+    return _count_linked(G, papers_for(G, task), ("proposes", "usesMethod"))
+
+
+def _count_linked(G: nx.MultiDiGraph, papers: list[str], relations: tuple[str, ...]) -> list[tuple[str, int]]:
+    """The nodes ``papers`` link to by one of ``relations``: (node, papers), most first."""
     counts: Counter = Counter()
-    for p in papers_for(G, task):
-        for _, v, k in G.out_edges(p, keys=True):
-            if k in ("proposes", "usesMethod"):
-                counts[v] += 1
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    succ = G.succ
+    for p in papers:
+        counts.update(v for v, keys in succ[p].items() if any(k in keys for k in relations))
+    return sorted(counts.items(), key=_by_count)
 
 
 def method_usages(G: nx.MultiDiGraph, limit: int | None = None) -> dict[str, list[tuple[str, int]]]:
@@ -114,45 +118,56 @@ def _by_count(kv: tuple[str, int]) -> tuple[int, str]:
 
 def datasets_for(G: nx.MultiDiGraph, method: str) -> list[tuple[str, int]]:
     """Datasets used by the papers that propose or use a method: (dataset, papers), most first."""
-    counts: Counter = Counter()
-    for p in papers_for(G, method):
-        for _, v, k in G.out_edges(p, keys=True):
-            if k == "usesDataset":
-                counts[v] += 1
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return _count_linked(G, papers_for(G, method), ("usesDataset",))
 
 
-def rarity(G: nx.MultiDiGraph, entity: str) -> float:
-    """Weight of sharing an entity: 1 / log2(1 + papers naming it) (rare ones weigh more)."""
-    return 1.0 / math.log2(1 + max(1, len(papers_for(G, entity))))
+def rarity(papers: int) -> float:
+    """Weight of sharing an entity named by ``papers`` papers: 1 / log2(1 + papers)
+    (rare ones weigh more).
+
+    >>> rarity(1), rarity(3)
+    (1.0, 0.5)
+    """
+    return 1.0 / math.log2(1 + max(1, papers))
 
 
 def related_papers(G: nx.MultiDiGraph, paper: str, k: int = 10) -> list[tuple[str, float, list[str]]]:
     """Papers sharing methods, tasks or datasets with ``paper``, ranked by the summed
     rarity of what they share: (paper, score, shared entities)."""
+    return rank_related(paper, {e: papers_for(G, e) for e in entities_of(G, paper)}, k)
+
+
+def rank_related(paper: str, papers_of: dict[str, list[str]], k: int) -> list[tuple[str, float, list[str]]]:
+    """The ``k`` papers that share most with ``paper``, given the papers of each of its
+    entities (``papers_of``): (paper, summed :func:`rarity` of the shared, shared entities)."""
     shared: dict[str, list[str]] = {}
-    for e in entities_of(G, paper):
-        for other in papers_for(G, e):
+    for e, papers in papers_of.items():
+        for other in papers:
             if other != paper:
                 shared.setdefault(other, []).append(e)
-    ranked = [(o, round(sum(rarity(G, e) for e in es), 4), sorted(es)) for o, es in shared.items()]
+    weight = {e: rarity(len(papers)) for e, papers in papers_of.items()}
+    ranked = [(o, round(sum(weight[e] for e in es), 4), sorted(es)) for o, es in shared.items()]
     return sorted(ranked, key=lambda r: (-r[1], r[0]))[:k]
 
 
 def top(G: nx.MultiDiGraph, kind: str, by: str = "papers", n: int = 20) -> list[tuple[str, int]]:
     """The ``n`` nodes of a kind ("method", "task", "dataset", "repository", "venue",
     "paper") with the most papers (``by="papers"``) or the highest degree (``by="degree"``)."""
-    type_ = KIND_TYPE.get(kind.lower().rstrip("s"), kind)
+    type_, by = top_terms(kind, by)
     nodes = [v for v, d in G.nodes(data=True) if d.get("type") == type_]
-    if by == "papers" and type_ == "Paper":
-        by = "degree"
     if by == "papers":
         scores = [(v, len(papers_for(G, v))) for v in nodes]
-    elif by == "degree":
-        scores = [(v, G.degree(v)) for v in nodes]
     else:
+        scores = [(v, G.degree(v)) for v in nodes]
+    return sorted(scores, key=_by_count)[:n]
+
+
+def top_terms(kind: str, by: str) -> tuple[str, str]:
+    """The node type a :func:`top` kind names, and its measure (a paper's is its degree)."""
+    type_ = KIND_TYPE.get(kind.lower().rstrip("s"), kind)
+    if by not in ("papers", "degree"):
         raise ValueError(f"by must be 'papers' or 'degree', not {by!r}")
-    return sorted(scores, key=lambda s: (-s[1], s[0]))[:n]
+    return type_, "degree" if type_ == "Paper" else by
 
 
 def shortest_path(G: nx.MultiDiGraph, a: str, b: str) -> list[str]:
