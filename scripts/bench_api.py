@@ -2,14 +2,14 @@
 """What a notebook user waits for: ``KnowledgeGraph.load(DIR)`` and a first query, on a
 build folder, in a fresh process each (time and peak memory), against the same query
 through ``kg query`` and against the in-memory store a graph without a build folder
-makes (what ``load`` did before it queried the build's store); and ``load`` then a
-first ``node(name)``, answered from the build's store, against the same after reading
-the graph (``graph.json``, what ``node`` did before).
+makes; and ``load`` then a first look-up (``node(name)``, ``top("methods", 10)``,
+``papers_for(name)``, ``related_papers`` of its first paper), answered from the
+build's store, against the same after reading the graph (``graph.json``).
 
     python scripts/bench_api.py --store OUTDIR [--repeat 2] [--name GAN]
 
-OUTDIR is a ``kg build`` output folder (for the issue's figure, the corpus's 22,804
-ML-venue records: ``scripts/bench_corpus.py`` selects them).
+OUTDIR is a ``kg build`` output folder (the whole corpus: ``scripts/bench_corpus.py
+--out OUTDIR`` builds it).
 """
 from __future__ import annotations
 
@@ -30,9 +30,12 @@ from kg import KnowledgeGraph
 kg = KnowledgeGraph.load(sys.argv[1])
 if sys.argv[2] == "memory":  # the graph alone: its store made in memory from its RDF
     kg = KnowledgeGraph(kg.nx, base=kg.base)
-if sys.argv[2] == "graph-node":  # the graph read first
+how, what = sys.argv[2].removeprefix("graph-"), sys.argv[3]
+if sys.argv[2].startswith("graph-"):  # the graph read first
     kg.nx
-rows = [kg.node(sys.argv[3])] if sys.argv[2].endswith("node") else kg.query(sys.argv[3])
+rows = {"node": lambda: [kg.node(what)], "top": lambda: kg.top("methods", 10),
+        "papers": lambda: kg.papers_for(what), "related": lambda: kg.related_papers(kg.papers_for(what)[0]),
+        }.get(how, lambda: kg.query(what))()
 seconds = time.perf_counter() - t
 print(json.dumps({"seconds": seconds, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "rows": len(rows)}))
@@ -58,22 +61,27 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--name", default="GAN", help="the name node() looks up")
     args = ap.parse_args()
-    runs: dict[str, list[dict]] = {"load": [], "cli": [], "memory": [], "node": [], "graph-node": []}
+    lookups = ("node", "top", "papers", "related")
+    runs: dict[str, list[dict]] = {k: [] for k in ("load", "cli", "memory", *lookups, *(f"graph-{k}" for k in lookups))}
     for _ in range(args.repeat):  # interleaved, so that a drift of the machine's speed hits each alike
         runs["load"].append(child(args.store, "store"))
         runs["cli"].append(cli(args.store))
         runs["memory"].append(child(args.store, "memory"))
-        runs["node"].append(child(args.store, "node", args.name))
-        runs["graph-node"].append(child(args.store, "graph-node", args.name))
+        for k in lookups:
+            runs[k].append(child(args.store, k, args.name))
+            runs[f"graph-{k}"].append(child(args.store, f"graph-{k}", args.name))
     best = {k: min(r["seconds"] for r in v) for k, v in runs.items()}
+    asked = {"node": f"node({args.name!r})", "top": "top('methods', 10)", "papers": f"papers_for({args.name!r})",
+             "related": "related_papers(its first paper)"}
     for k, label in (("load", "KnowledgeGraph.load + first query"), ("cli", "kg query (a process)"),
                      ("memory", "graph + in-memory store + first query"),
-                     ("node", f"load + node({args.name!r}) from the store"),
-                     ("graph-node", f"load + node({args.name!r}) from graph.json")):
+                     *((k, f"load + {asked[k]} from the store") for k in lookups),
+                     *((f"graph-{k}", f"load + {asked[k]} from graph.json") for k in lookups)):
         rss = max((r.get("rss_mb", 0) for r in runs[k]), default=0)
-        print(f"{label:<40} {best[k]:7.2f} s" + (f"  peak {rss:,.0f} MB" if rss else ""))
-    print(f"load / kg query: {best['load'] / best['cli']:.2f}x; in-memory / load: {best['memory'] / best['load']:.1f}x; "
-          f"node from graph.json / from the store: {best['graph-node'] / best['node']:.1f}x")
+        print(f"{label:<56} {best[k]:7.2f} s" + (f"  peak {rss:,.0f} MB" if rss else ""))
+    print(f"load / kg query: {best['load'] / best['cli']:.2f}x; in-memory / load: {best['memory'] / best['load']:.1f}x")
+    print("from graph.json / from the store: "
+          + ", ".join(f"{k} {best[f'graph-{k}'] / best[k]:.1f}x" for k in lookups))
     return 0
 
 
