@@ -20,7 +20,6 @@ from pathlib import Path
 
 import networkx as nx
 
-from kg.pipeline import stages
 from kg.handles import HtmlView, Node, Ranked, Results
 from kg.model import Extraction, Record
 from kg.rdf.namespace import DEFAULT_BASE, QUERY_PREFIXES
@@ -77,11 +76,15 @@ class KnowledgeGraph:
         >>> len(KnowledgeGraph.build().papers())
         68
         """
+        from kg.pipeline import stages  # here: a notebook that only loads a build never imports the build
+
         return cls._from(stages.read(sources), base)
 
     @classmethod
     def _from(cls, records: list[Record], base: str) -> "KnowledgeGraph":
         """The stages of ``kg build`` (:mod:`kg.pipeline.stages`) after ingest, in memory."""
+        from kg.pipeline import stages
+
         extractions = stages.extract(records)
         return cls(stages.resolve(records, extractions), records, extractions, base)
 
@@ -103,6 +106,8 @@ class KnowledgeGraph:
         >>> len(kg2.papers_for("GSU"))
         2
         """
+        from kg.pipeline import stages
+
         return self._from(self.records + stages.read(sources), self.base)
 
     # ------------------------------------------------------------------ saving

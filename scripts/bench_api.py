@@ -1,12 +1,11 @@
 #!/usr/bin/env python3
 """What a notebook user waits for: ``KnowledgeGraph.load(DIR)`` and a first query, on a
 build folder, in a fresh process each (time and peak memory), against the same query
-through ``kg query`` and against the in-memory store a graph without a build folder
-makes; and ``load`` then a first look-up (``node(name)``, ``top("methods", 10)``,
+through ``kg query``; and ``load`` then a first look-up (``node(name)``, ``top("methods", 10)``,
 ``papers_for(name)``, ``related_papers`` of its first paper), answered from the
 build's store, against the same after reading the graph (``graph.json``).
 
-    python scripts/bench_api.py --store OUTDIR [--repeat 2] [--name GAN]
+    python scripts/bench_api.py --store OUTDIR [--repeat 2] [--name Adam]
 
 OUTDIR is a ``kg build`` output folder (the whole corpus: ``scripts/bench_corpus.py
 --out OUTDIR`` builds it).
@@ -28,8 +27,6 @@ import json, resource, sys, time
 t = time.perf_counter()
 from kg import KnowledgeGraph
 kg = KnowledgeGraph.load(sys.argv[1])
-if sys.argv[2] == "memory":  # the graph alone: its store made in memory from its RDF
-    kg = KnowledgeGraph(kg.nx, base=kg.base)
 how, what = sys.argv[2].removeprefix("graph-"), sys.argv[3]
 if sys.argv[2].startswith("graph-"):  # the graph read first
     kg.nx
@@ -59,14 +56,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--store", type=Path, required=True, help="a kg build output folder")
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--name", default="GAN", help="the name node() looks up")
+    ap.add_argument("--name", default="Adam", help="the name node() and papers_for() look up")
     args = ap.parse_args()
     lookups = ("node", "top", "papers", "related")
-    runs: dict[str, list[dict]] = {k: [] for k in ("load", "cli", "memory", *lookups, *(f"graph-{k}" for k in lookups))}
+    runs: dict[str, list[dict]] = {k: [] for k in ("load", "cli", *lookups, *(f"graph-{k}" for k in lookups))}
     for _ in range(args.repeat):  # interleaved, so that a drift of the machine's speed hits each alike
         runs["load"].append(child(args.store, "store"))
         runs["cli"].append(cli(args.store))
-        runs["memory"].append(child(args.store, "memory"))
         for k in lookups:
             runs[k].append(child(args.store, k, args.name))
             runs[f"graph-{k}"].append(child(args.store, f"graph-{k}", args.name))
@@ -74,12 +70,11 @@ def main() -> int:
     asked = {"node": f"node({args.name!r})", "top": "top('methods', 10)", "papers": f"papers_for({args.name!r})",
              "related": "related_papers(its first paper)"}
     for k, label in (("load", "KnowledgeGraph.load + first query"), ("cli", "kg query (a process)"),
-                     ("memory", "graph + in-memory store + first query"),
                      *((k, f"load + {asked[k]} from the store") for k in lookups),
                      *((f"graph-{k}", f"load + {asked[k]} from graph.json") for k in lookups)):
         rss = max((r.get("rss_mb", 0) for r in runs[k]), default=0)
         print(f"{label:<56} {best[k]:7.2f} s" + (f"  peak {rss:,.0f} MB" if rss else ""))
-    print(f"load / kg query: {best['load'] / best['cli']:.2f}x; in-memory / load: {best['memory'] / best['load']:.1f}x")
+    print(f"load / kg query: {best['load'] / best['cli']:.2f}x")
     print("from graph.json / from the store: "
           + ", ".join(f"{k} {best[f'graph-{k}'] / best[k]:.1f}x" for k in lookups))
     return 0

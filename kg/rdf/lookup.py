@@ -13,7 +13,6 @@ records). User text enters the queries as bound values only.
 from __future__ import annotations
 
 import heapq
-import itertools
 
 import pyoxigraph as ox
 
@@ -135,7 +134,9 @@ _PAPER = CLASS["Paper"]
 _PAPERS_FOR = f"SELECT DISTINCT ?p WHERE {{ VALUES ?rel {{ {LINKS} }} ?p ?rel ?e . ?p a <{_PAPER}> }} ORDER BY ?p"
 _ENTITIES_OF = (f"SELECT DISTINCT ?e WHERE {{ VALUES ?rel {{ {' '.join(f'<{KG[k]}>' for k in ENTITY_RELATIONS)} }} "
                 f"?p ?rel ?e . ?e a ?c . VALUES ?c {{ <{CLASS['Method']}> <{CLASS['Task']}> <{CLASS['Dataset']}> }} }}")
-_BY_PAPERS = f"SELECT ?x ?n WHERE {{ ?x a ?c ; <{KG.paperCount}> ?n }} ORDER BY DESC(?n) ?x"
+# most papers first; ties in no order (a sort on the IRIs too reads every one's text:
+# 84,000 methods, 8.6 s against 0.6 s)
+_BY_PAPERS = f"SELECT ?x ?n WHERE {{ ?x a ?c ; <{KG.paperCount}> ?n }} ORDER BY DESC(?n)"
 _OF_TYPE = "SELECT ?x WHERE { ?x a ?c } ORDER BY ?x"
 _DEGREES = (f"SELECT ?x (COUNT(*) AS ?n) WHERE {{ ?x a ?c . VALUES ?rel {{ {LINKS} }} "
             "{ ?x ?rel ?y } UNION { ?y ?rel ?x } } GROUP BY ?x")
@@ -187,7 +188,12 @@ def top(store: ox.Store, base: str, type_: str, by: str, n: int) -> list[tuple[s
     links (``by="degree"``), ties by id."""
     c = ox.NamedNode(CLASS[type_])
     if by == "papers":
-        return list(itertools.islice(_counted(store, base, _BY_PAPERS, c=c), n))
+        first: list[tuple[str, int]] = []  # the rows down to the count of the n-th, ties at the cut too
+        for x, k in _counted(store, base, _BY_PAPERS, c=c):
+            if len(first) >= n and (n <= 0 or k < first[n - 1][1]):
+                break
+            first.append((x, k))
+        return sorted(first, key=lambda s: (-s[1], s[0]))[:n]
     degree = dict(_counted(store, base, _DEGREES, c=c))
     return heapq.nsmallest(n, ((x, degree.get(x, 0)) for x in _ids(store, base, _OF_TYPE, c=c)),
                            key=lambda s: (-s[1], s[0]))
