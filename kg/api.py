@@ -111,9 +111,10 @@ class KnowledgeGraph:
         return self._from(self.records + stages.read(sources), self.base)
 
     # ------------------------------------------------------------------ saving
-    def save(self, outdir: str | Path, rdf: tuple[str, ...] = ("ttl", "nt", "jsonld")) -> dict:
-        """Write every output (RDF, store, HTML views, graph.json, records, stats) to ``outdir``;
-        ``rdf`` names the RDF serializations (N-Triples always), as ``kg build --rdf``.
+    def save(self, outdir: str | Path, rdf: tuple[str, ...] = ("nt",)) -> dict:
+        """Write every output (store, RDF, HTML views, graph.json, records, stats) to ``outdir``;
+        ``rdf`` names the gzip-compressed RDF dumps (``nt``, ``ttl``, ``jsonld``; N-Triples
+        always), as ``kg build --rdf``.
         Into a folder that holds an earlier build, the unchanged papers' and entities'
         blocks are copied and the store is updated (the same files as a fresh save)."""
         from kg.pipeline.outputs import write_outputs
@@ -231,7 +232,7 @@ class KnowledgeGraph:
         True
         """
         look = self._lookup
-        return Results(self._node(look, p) for p in look.papers_for(look.resolve(entity)))
+        return Results(self._as_node(look, p) for p in look.papers_for(look.resolve(entity)))
 
     def methods_for_task(self, task) -> Results:
         """Methods proposed or used by papers on a task, by number of papers.
@@ -240,7 +241,7 @@ class KnowledgeGraph:
         [('optimal transport distance', 1), ('Optimal Transport theory', 1), ('TAROT', 1)]
         """
         look = self._lookup
-        return Results(Ranked(self._node(look, m), n) for m, n in look.methods_for_task(look.resolve(task)))
+        return Results(Ranked(self._as_node(look, m), n) for m, n in look.methods_for_task(look.resolve(task)))
 
     def datasets_for(self, method) -> Results:
         """Datasets used by the papers that propose or use a method, by number of papers.
@@ -249,7 +250,7 @@ class KnowledgeGraph:
         ['Human Protein Atlas', 'OpenCell']
         """
         look = self._lookup
-        return Results(Ranked(self._node(look, d), n) for d, n in look.datasets_for(look.resolve(method)))
+        return Results(Ranked(self._as_node(look, d), n) for d, n in look.datasets_for(look.resolve(method)))
 
     def related_papers(self, paper, k: int = 10) -> Results:
         """Papers sharing entities with a paper, ranked by the rarity-weighted count of
@@ -260,7 +261,7 @@ class KnowledgeGraph:
         ('instruction tuning',)
         """
         look = self._lookup
-        return Results(Ranked(self._node(look, o), score, tuple(look.label(e) for e in shared))
+        return Results(Ranked(self._as_node(look, o), score, tuple(look.label(e) for e in shared))
                        for o, score, shared in look.related_papers(look.resolve(paper), k))
 
     def top(self, kind: str, n: int = 20, by: str = "papers") -> Results:
@@ -273,7 +274,7 @@ class KnowledgeGraph:
         if not isinstance(n, int) or isinstance(n, bool):
             raise TypeError(f"n must be a number of results, not {n!r}")
         look = self._lookup
-        return Results(Ranked(self._node(look, v), s) for v, s in look.top(kind, by, n))
+        return Results(Ranked(self._as_node(look, v), s) for v, s in look.top(kind, by, n))
 
     def shortest_path(self, a, b) -> Results:
         """The shortest chain of nodes between two names (edges either way); [] if none.
@@ -425,7 +426,7 @@ class KnowledgeGraph:
         return HtmlView(page_html(self._G, view=view, focus=node, depth=depth)[0], height)
 
     @staticmethod
-    def _node(look: GraphLookup | StoreLookup, node_id: str) -> Node:
+    def _as_node(look: GraphLookup | StoreLookup, node_id: str) -> Node:
         return Node(**look.node_fields(node_id))
 
     def _resolve_name(self, ref) -> str:

@@ -281,8 +281,9 @@ def _build_parser(sub) -> None:
     b.add_argument("--out", "-o", default="outputs", help="the build folder to write (replaced whole at the end)")
     b.add_argument("--base", default=None, help="base IRI of the resources (default: https://w3id.org/abstract-kg/resource/)")
     b.add_argument("--workers", "-j", type=int, default=1, help="processes for the extraction")
-    b.add_argument("--rdf", default="ttl,nt,jsonld", metavar="FORMATS",
-                   help="RDF files to write, from ttl,nt,jsonld (N-Triples always: the store and kg validate read them)")
+    b.add_argument("--rdf", default="nt", metavar="FORMATS",
+                   help="RDF dumps to write gzip-compressed, from nt,ttl,jsonld (graph.nt.gz always: the store is "
+                        "loaded and updated from it)")
     b.add_argument("--dask", metavar="ADDRESS", help="run extraction on Dask: a scheduler address (tcp://host:8786) "
                    "or 'local' (--workers processes here); needs abstract-kg[dask]")
     b.add_argument("--cache", metavar="FOLDER", help="extraction cache folder (default: ~/.cache/abstract-kg)")
@@ -327,7 +328,7 @@ def _validate_parser(sub) -> None:
     v = _command(sub, "validate", "check a build against the SHACL shapes (exit 1 on violations)", cmd_validate, """
         kg validate
         kg validate -s icml2025
-        kg validate -s outputs/graph.ttl""")
+        kg validate -s outputs/graph.ttl.gz""")
     _store(v, "the build folder, or an RDF file, to check")
     v.add_argument("--engine", choices=("sparql", "pyshacl"), default="sparql",
                    help="the shapes compiled to SPARQL on the store (fast), or pyshacl (slow, to cross-check)")

@@ -13,8 +13,15 @@ import pytest
 def built(tmp_path_factory, sample_kg) -> Path:
     """An output folder written by a real build of the samples."""
     out = tmp_path_factory.mktemp("build") / "outputs"
-    sample_kg.save(out)
+    sample_kg.save(out, rdf=("nt", "ttl", "jsonld"))
     return out
+
+
+def rdf_text(path: Path) -> str:
+    """The text of a gzip-compressed RDF file of a build."""
+    import gzip
+
+    return gzip.decompress(path.read_bytes()).decode("utf-8")
 
 
 def write(path: Path, text: str) -> Path:

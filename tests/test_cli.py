@@ -56,11 +56,11 @@ def test_stats_and_validate_commands(built, capsys):
 @pytest.mark.slow
 def test_build_can_skip_turtle_and_jsonld(tmp_path, built, capsys):
     out = tmp_path / "out"
-    assert main(["build", "--rdf", "nt", "--no-cache", "-q", "--out", str(out)]) == 0
-    assert not (out / "graph.ttl").exists() and not (out / "graph.jsonld").exists()
-    assert (out / "graph.nt").read_bytes() == (built / "graph.nt").read_bytes()
+    assert main(["build", "--no-cache", "-q", "--out", str(out)]) == 0  # the default: N-Triples alone
+    assert not (out / "graph.ttl.gz").exists() and not (out / "graph.jsonld.gz").exists()
+    assert (out / "graph.nt.gz").read_bytes() == (built / "graph.nt.gz").read_bytes()
     index = (out / "index.html").read_text(encoding="utf-8")
-    assert 'href="graph.nt"' in index and "graph.ttl" not in index
+    assert 'href="graph.nt.gz"' in index and "graph.ttl" not in index
     assert main(["validate", "-s", str(out)]) == 0
     capsys.readouterr()
     assert main(["build", "--rdf", "nt,rdfxml", "--no-cache", "-q", "--out", str(tmp_path / "o2")]) == 2
@@ -120,4 +120,4 @@ def test_the_kg_program_leaves_a_build_to_the_os_and_a_caller_gets_it_freed(tmp_
     r = subprocess.run([sys.executable, "-c", "import sys; sys.argv = ['kg'] + sys.argv[1:]; "
                         "from kg.cli import run; run()", "build", str(good), "--out", str(tmp_path / "c"),
                         "--no-cache", "-q"], capture_output=True, text=True)
-    assert r.returncode == 0 and (tmp_path / "c" / "graph.nt").stat().st_size > 0, r.stderr
+    assert r.returncode == 0 and (tmp_path / "c" / "graph.nt.gz").stat().st_size > 0, r.stderr

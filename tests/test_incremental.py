@@ -58,7 +58,8 @@ def build(records: list[Record], out: Path, reuse: bool = True, base: str | None
             staging.start(extractions, records)
         G = build_graph(resolve(records, extractions))
         write_outputs(G, extractions, out, n_records=len(records), records=records, reuse=reuse,
-                      talk=Talk(detail=said.append), staging=staging, store_compaction=store_compaction, **kw)
+                      talk=Talk(detail=said.append), staging=staging, store_compaction=store_compaction,
+                      formats=("nt", "ttl", "jsonld"), **kw)
     return said
 
 
@@ -119,7 +120,7 @@ def test_a_rebuild_of_the_same_input_copies_every_paper(tmp_path):
     assert files(tmp_path / "out") == first
 
 
-@pytest.mark.parametrize("damage", ["graph.nt", "graph.json", STATE_FILE, "base", "store"])
+@pytest.mark.parametrize("damage", ["graph.nt.gz", "graph.json", STATE_FILE, "base", "store"])
 def test_nothing_is_reused_from_outputs_that_are_not_what_the_state_says(tmp_path, damage):
     records = corpus(40, 5)
     out = tmp_path / "out"
@@ -352,6 +353,7 @@ def test_sink_bytes_the_same_with_a_small_writeback_window(tmp_path):
 def test_the_store_delta_moves_only_the_lines_that_changed(tmp_path):
     # A changed unit's old and new blocks are compared line by line; a new unit's block is
     # added and a gone unit's removed as byte ranges of their files.
+    from kg.gzipped import member
     from kg.pipeline.blocks import Blocks
     from kg.pipeline.state import COLUMN, SLOTS
 
@@ -363,18 +365,21 @@ def test_the_store_delta_moves_only_the_lines_that_changed(tmp_path):
     old_lines = [b"<a> <p> <x> .\n", b'<a> <count> "3" .\n', b"<a> <q> <y> .\n", b"<c> <p> <z> .\n", b"<k> <p> <k> .\n"]
     new_lines = [b"<k> <p> <k> .\n", b"<a> <p> <x> .\n", b'<a> <count> "4" .\n', b"<a> <q> <y> .\n",
                  b"<b> <p> <x> .\n"]
-    (tmp_path / "old.nt").write_bytes(b"".join(old_lines))
-    (tmp_path / "new.nt").write_bytes(b"".join(new_lines))
-    ends = [sum(map(len, old_lines[:i])) for i in range(6)]
-    new_ends = [sum(map(len, new_lines[:i])) for i in range(6)]
-    old = {"units": {"a": row("a1", ends[0], ends[3]), "c": row("c1", ends[3], ends[4]), "k": row("k1", ends[4], ends[5])},
+    def gz_file(path, units):  # a gzip member a unit, as a build writes graph.nt.gz; their ends
+        members = [member(b"".join(lines)) for lines in units]
+        path.write_bytes(b"".join(members))
+        return [sum(map(len, members[:i])) for i in range(len(members) + 1)]
+
+    ends = gz_file(tmp_path / "old.nt.gz", [old_lines[:3], old_lines[3:4], old_lines[4:]])
+    new_ends = gz_file(tmp_path / "new.nt.gz", [new_lines[:1], new_lines[1:4], new_lines[4:]])
+    old = {"units": {"a": row("a1", ends[0], ends[1]), "c": row("c1", ends[1], ends[2]), "k": row("k1", ends[2], ends[3])},
            "firsts": {}, "files": {}}
     blocks = Blocks({}, {}, old, tmp_path)
-    blocks.units = {"k": row("k1", new_ends[0], new_ends[1]), "a": row("a2", new_ends[1], new_ends[4]),
-                    "b": row("b1", new_ends[4], new_ends[5])}
-    removed, added = blocks.changed_triples(tmp_path / "old.nt", tmp_path / "new.nt")
-    assert removed == [(ends[3], ends[4]), b'<a> <count> "3" .\n']  # unit c gone; one line of a
-    assert added == [(new_ends[4], new_ends[5]), b'<a> <count> "4" .\n']  # unit b new; one line of a
+    blocks.units = {"k": row("k1", new_ends[0], new_ends[1]), "a": row("a2", new_ends[1], new_ends[2]),
+                    "b": row("b1", new_ends[2], new_ends[3])}
+    removed, added = blocks.changed_triples(tmp_path / "old.nt.gz", tmp_path / "new.nt.gz")
+    assert removed == [(ends[1], ends[2]), b'<a> <count> "3" .\n']  # unit c gone; one line of a
+    assert added == [(new_ends[2], new_ends[3]), b'<a> <count> "4" .\n']  # unit b new; one line of a
 
 
 @pytest.mark.slow

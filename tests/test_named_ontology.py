@@ -142,8 +142,8 @@ _PLAIN = {
         ORDER BY LCASE(?paper) ?paper"""),
     "evidence": ("name", "Method", _P + """SELECT ?name ?relation ?span ?sentence ?extractor WHERE {
           ?e skos:prefLabel|skos:altLabel ?name .
-          ?m kg:mentionOf ?e ; kg:spanText ?span ; kg:supports ?r ; kg:extractor ?extractor .
-          OPTIONAL { ?m kg:sentence ?sentence }
+          ?m kg:mentionOf ?e ; rdfs:label ?span ; kg:supports ?r ; kg:extractor ?extractor .
+          OPTIONAL { ?m kg:inSentence/rdfs:label ?sentence }
           BIND (STRAFTER(STR(?r), "#") AS ?relation) }
         ORDER BY ?m ?relation LIMIT 200"""),
     "proposed-methods-with-code": (None, None, _P + """SELECT ?method ?repository WHERE {
@@ -227,13 +227,14 @@ def _crowded_store():
             add(R + f"repository/github/r{j}", O + "url", f"https://github.com/x/r{j}", True)
         m = R + f"mention/{(j * 7919) % 65536:04x}/abstract-{j}-{j + 4}-method"
         add(m, O + "mentionOf", R + "method/adam")
-        add(m, O + "spanText", "Adam", True)
+        add(m, L, "Adam", True)
         add(m, O + "extractor", "kg_gazetteer", True)
         add(m, O + "supports", O + "usesMethod")
         if j % 4 == 0:
             add(m, O + "supports", O + "proposes")
         if j % 6:
-            add(m, O + "sentence", f"Sentence {j} with Adam.", True)
+            add(m, O + "inSentence", R + f"sentence/p{j:03d}/abstract-{j % 4}")
+            add(R + f"sentence/p{j:03d}/abstract-{j % 4}", L, f"Sentence {j} with Adam.", True)
     # the method usages of the task, as a build writes them from the same links
     G = nx.MultiDiGraph()
     G.add_node("task/image-classification", type="Task", name="image classification")

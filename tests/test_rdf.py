@@ -1,3 +1,4 @@
+import gzip
 import json
 import os
 import subprocess
@@ -8,6 +9,7 @@ import pyoxigraph as ox
 from rdflib import Graph, URIRef
 from rdflib.namespace import RDF
 
+from tests.conftest import rdf_text
 from kg.rdf.namespace import KG, ontology_dir
 from kg.rdf.serialize import to_rdf
 
@@ -29,22 +31,23 @@ def test_every_kg_term_used_in_a_built_graph_is_declared(sample_kg):
 
 def test_every_output_parses_with_rdflib_and_pyoxigraph(built):
     counts, triples = {}, {}
-    for name, fmt, oxfmt in [("graph.ttl", "turtle", ox.RdfFormat.TURTLE),
-                             ("graph.nt", "nt", ox.RdfFormat.N_TRIPLES),
-                             ("graph.jsonld", "json-ld", ox.RdfFormat.JSON_LD)]:
-        g = Graph().parse(built / name, format=fmt)
+    for name, fmt, oxfmt in [("graph.ttl.gz", "turtle", ox.RdfFormat.TURTLE),
+                             ("graph.nt.gz", "nt", ox.RdfFormat.N_TRIPLES),
+                             ("graph.jsonld.gz", "json-ld", ox.RdfFormat.JSON_LD)]:
+        with gzip.open(built / name) as f:  # each file read as a stream of its gzip members
+            g = Graph().parse(f, format=fmt)
         store = ox.Store()
-        store.load(path=str(built / name), format=oxfmt)
+        store.load(rdf_text(built / name), format=oxfmt)
         counts[name] = (len(g), len(store))
         triples[name] = set(g)
     assert len({c for pair in counts.values() for c in pair}) == 1, counts
-    assert counts["graph.nt"][0] > 1000
+    assert counts["graph.nt.gz"][0] > 1000
     # the same triples in every format (no blank nodes, so set equality is isomorphism)
-    assert triples["graph.ttl"] == triples["graph.nt"] == triples["graph.jsonld"]
+    assert triples["graph.ttl.gz"] == triples["graph.nt.gz"] == triples["graph.jsonld.gz"]
 
 
 def test_counts_in_the_built_graph(built):
-    g = Graph().parse(built / "graph.nt", format="nt")
+    g = Graph().parse(data=rdf_text(built / "graph.nt.gz"), format="nt")
     assert len(set(g.subjects(RDF.type, KG.Paper))) == 68
     assert len(set(g.subjects(RDF.type, KG.CodeRepository))) == 7
     stats = json.loads((built / "stats.json").read_text())
@@ -55,8 +58,18 @@ def test_mentions_back_the_statements(sample_kg):
     rows = sample_kg.query("""
         SELECT ?sentence WHERE {
           ?p kg:hasCode ?r . ?r kg:url <https://github.com/vita-epfl/TAROT> .
-          ?p kg:hasMention ?m . ?m kg:mentionOf ?r ; kg:sentence ?sentence }""")
+          ?p kg:hasMention ?m . ?m kg:mentionOf ?r ; kg:inSentence ?s . ?s rdfs:label ?sentence }""")
     assert rows and "github.com/vita-epfl/TAROT" in rows[0]["sentence"]
+
+
+def test_each_sentence_is_written_once_for_its_mentions(sample_kg):
+    per_text = sample_kg.query("""
+        SELECT ?p ?text (COUNT(DISTINCT ?s) AS ?nodes) (COUNT(DISTINCT ?m) AS ?mentions) WHERE {
+          ?p kg:hasMention ?m . ?m kg:inSentence ?s . ?s rdfs:label ?text ; kg:inField ?f }
+        GROUP BY ?p ?text""")
+    assert per_text and all(r["nodes"] == 1 for r in per_text)
+    assert any(r["mentions"] > 1 for r in per_text)  # shared by several mentions
+    assert sample_kg.query("ASK { ?m a kg:Mention FILTER NOT EXISTS { ?m kg:inSentence ?s } }") is False
 
 
 def test_two_builds_give_byte_identical_files(tmp_path):
@@ -68,7 +81,7 @@ def test_two_builds_give_byte_identical_files(tmp_path):
         subprocess.run([sys.executable, "-m", "kg.cli", "build", "--out", str(out), "-q"],
                        check=True, env=env, capture_output=True)
         outs.append(out)
-    for name in ("graph.ttl", "graph.nt", "graph.jsonld", "extractions.jsonl", "stats.json", "graph.html", "index.html"):
+    for name in ("graph.nt.gz", "extractions.jsonl", "stats.json", "graph.html", "index.html"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
 
 
@@ -94,9 +107,9 @@ def test_jsonld_reads_as_the_ntriples_say_with_typed_terms(built):
     while the JSON itself reads naturally: counts are numbers, links are IRIs."""
     from pyld import jsonld
 
-    doc = json.loads((built / "graph.jsonld").read_text(encoding="utf-8"))
+    doc = json.loads(rdf_text(built / "graph.jsonld.gz"))
     quads = jsonld.to_rdf(doc, {"format": "application/n-quads"})
-    assert set(quads.splitlines()) == set((built / "graph.nt").read_text(encoding="utf-8").splitlines())
+    assert set(quads.splitlines()) == set(rdf_text(built / "graph.nt.gz").splitlines())
     venue = next(n for n in doc["@graph"] if "Venue" in n["@type"])
     assert isinstance(venue["paperCount"], int) and isinstance(venue["year"], int)
     paper = next(n for n in doc["@graph"] if "Paper" in n["@type"])

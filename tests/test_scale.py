@@ -171,10 +171,10 @@ def test_kg_build_on_dask_writes_the_same_rdf(tmp_path, built):
     pytest.importorskip("distributed")
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, "-m", "kg.cli", "build", "--dask", "local", "--workers", "2", "--no-cache",
-                        "--out", str(out)], capture_output=True, text=True)
+                        "--rdf", "nt,ttl,jsonld", "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "extracting on 2 Dask workers at local" in r.stderr
-    for name in ("graph.nt", "graph.ttl", "graph.jsonld", "extractions.jsonl"):
+    for name in ("graph.nt.gz", "graph.ttl.gz", "graph.jsonld.gz", "extractions.jsonl"):
         assert (out / name).read_bytes() == (built / name).read_bytes(), name
 
 

@@ -1,4 +1,5 @@
 """The SPARQL endpoint over real HTTP on 127.0.0.1 (real worker processes, real store)."""
+import gzip
 import json
 import socket
 import threading
@@ -29,12 +30,17 @@ def endpoint(built):
 
 
 def get(url, headers=None, data=None, method=None):
+    """(status, headers, body): the body as text, or as bytes for a gzip file."""
     req = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
     try:
         with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, r.headers, r.read().decode("utf-8")
+            return r.status, r.headers, _text(r.headers, r.read())
     except urllib.error.HTTPError as e:
-        return e.code, e.headers, e.read().decode("utf-8")
+        return e.code, e.headers, _text(e.headers, e.read())
+
+
+def _text(headers, body: bytes):
+    return body if headers.get("Content-Type", "").startswith("application/gzip") else body.decode("utf-8")
 
 
 def test_binds_loopback_only(endpoint):
@@ -160,6 +166,9 @@ def test_query_page_views_and_no_path_traversal(endpoint):
     status, headers, body = get(endpoint + "/query")
     assert status == 200 and "Content-Security-Policy" in headers and "/sparql" in body
     assert get(endpoint + "/graph.html")[0] == 200
+    status, headers, dump = get(endpoint + "/graph.nt.gz")  # the dump, as the bytes of its file
+    assert status == 200 and headers["Content-Type"] == "application/gzip"
+    assert b"ontology#Paper> .\n" in gzip.decompress(dump)
     host, port = endpoint.split("//")[1].split(":")
     for path in ("/../stats.json", "/%2e%2e/%2e%2e/etc/passwd", "/store/CURRENT", "/..%2fsecret"):
         with socket.create_connection((host, int(port)), timeout=5) as s:

@@ -3,6 +3,7 @@ import pytest
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SH, SKOS, XSD
 
+from tests.conftest import rdf_text
 from kg.cli import main
 from kg.rdf.namespace import KG
 from kg.rdf.shacl import compile_shapes
@@ -49,6 +50,10 @@ def hostile(g: Graph) -> Graph:
     g.set((first[KG.Mention][1], KG.role, Literal("invented")))                     # in
     g.set((first[KG.Mention][2], KG.startOffset, Literal(-3, datatype=XSD.integer)))
     g.remove((None, KG.hasMention, first[KG.Mention][3]))                           # inverse path minCount
+    g.remove((first[KG.Mention][4], KG.inSentence, None))                           # neither sentence nor field
+    g.add((first[KG.Mention][5], KG.inField, Literal("abstract")))                  # both
+    sentence = g.value(first[KG.Mention][6], KG.inSentence)
+    g.set((sentence, KG.inField, Literal("body")))                                  # a sentence's field
     n = g.value(task, KG.paperCount).toPython()
     g.set((task, KG.paperCount, Literal(n + 1, datatype=XSD.integer)))               # a precomputed count
     g.set((usage, KG.paperCount, Literal(0, datatype=XSD.integer)))                  # minInclusive, a usage's count
@@ -72,12 +77,12 @@ def test_every_constraint_of_the_shapes_compiles():
 
 
 def test_the_sample_build_conforms_for_both(built):
-    assert validate_path(built).conforms and validate_path(built / "graph.nt").conforms
+    assert validate_path(built).conforms and validate_path(built / "graph.nt.gz").conforms
 
 
 @pytest.mark.slow
 def test_the_same_violations_as_pyshacl_on_a_hostile_graph(built):
-    g = hostile(Graph().parse(built / "graph.nt", format="nt"))
+    g = hostile(Graph().parse(data=rdf_text(built / "graph.nt.gz"), format="nt"))
     fast, slow = validate_graph(g), validate_graph(g, engine="pyshacl")
     assert not fast.conforms and ours(fast) == pyshacl_results(slow)
     assert fast.violations == slow.violations >= 15
@@ -87,7 +92,7 @@ def test_the_same_violations_as_pyshacl_on_a_hostile_graph(built):
 
 def test_kg_validate_reports_each_violation(built, tmp_path, capsys):
     bad = tmp_path / "bad.nt"
-    hostile(Graph().parse(built / "graph.nt", format="nt")).serialize(bad, format="nt")
+    hostile(Graph().parse(data=rdf_text(built / "graph.nt.gz"), format="nt")).serialize(bad, format="nt")
     assert main(["validate", "-s", str(bad)]) == 1
     out = capsys.readouterr()
     assert "violation" in out.err and "prefLabel" in out.out and "paperCount differs" in out.out

@@ -4,7 +4,9 @@ import json
 
 import pytest
 
+from tests.conftest import rdf_text
 from kg.cli import main
+from kg.gzipped import member
 from kg.rdf.store import QueryError, open_store, rows, run_query
 
 COUNT = "PREFIX kg: <https://w3id.org/abstract-kg/ontology#> SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a kg:Paper }"
@@ -75,19 +77,19 @@ def test_store_loader_builds_the_store_while_lines_arrive(built, tmp_path):
 
     from kg.rdf.store import StoreLoader
 
-    lines = (built / "graph.nt").read_bytes().splitlines(keepends=True)
-    nt = tmp_path / "g.nt"
+    lines = rdf_text(built / "graph.nt.gz").encode("utf-8").splitlines(keepends=True)
+    nt = tmp_path / "g.nt.gz"
     with open(nt, "wb") as fh:
         loader = StoreLoader(tmp_path / "s", nt, chunk_bytes=1024)  # many small chunks, some lines longer
         for i in range(0, len(lines), 7):
-            fh.write(b"".join(lines[i:i + 7]))
+            fh.write(member(b"".join(lines[i:i + 7])))
             fh.flush()
             loader.grow(fh.tell())
     loader.close(nt.stat().st_size)
     store = ox.Store.read_only(str(tmp_path / "s"))
     assert len(store) == len(lines) and max(map(len, lines)) > 1024
-    bad_nt = tmp_path / "bad.nt"
-    bad_nt.write_text('<http://a> <http://b> "unterminated .\n', encoding="utf-8")
+    bad_nt = tmp_path / "bad.nt.gz"
+    bad_nt.write_bytes(member(b'<http://a> <http://b> "unterminated .\n'))
     bad = StoreLoader(tmp_path / "bad", bad_nt, chunk_bytes=10)
     with pytest.raises(SyntaxError):
         bad.close(bad_nt.stat().st_size)

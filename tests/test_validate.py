@@ -2,6 +2,7 @@ import pytest
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, SKOS
 
+from tests.conftest import rdf_text
 from kg.cli import main
 from kg.rdf.namespace import KG
 from kg.rdf.validate import validate_graph, validate_path
@@ -15,7 +16,7 @@ def test_sample_graph_conforms(built):
 
 @pytest.mark.slow
 def test_violations_are_caught(built, tmp_path, capsys):
-    g = Graph().parse(built / "graph.nt", format="nt")
+    g = Graph().parse(data=rdf_text(built / "graph.nt.gz"), format="nt")
     method = next(g.subjects(RDF.type, KG.Method))
     g.remove((method, SKOS.prefLabel, None))                       # missing canonical name
     repo = next(g.subjects(RDF.type, KG.CodeRepository))
@@ -39,7 +40,7 @@ def test_violations_are_caught(built, tmp_path, capsys):
 def test_precomputed_counts_are_checked_against_the_graph(built):
     from rdflib.namespace import XSD
 
-    g = Graph().parse(built / "graph.nt", format="nt")
+    g = Graph().parse(data=rdf_text(built / "graph.nt.gz"), format="nt")
     task = next(g.subjects(RDF.type, KG.Task))
     n = g.value(task, KG.paperCount).toPython()
     assert n == len({p for p in g.subjects(KG.addressesTask, task)}) >= 1
@@ -53,7 +54,7 @@ def test_precomputed_counts_are_checked_against_the_graph(built):
 def test_method_usages_are_checked_against_the_graph(built):
     from rdflib.namespace import XSD
 
-    g = Graph().parse(built / "graph.nt", format="nt")
+    g = Graph().parse(data=rdf_text(built / "graph.nt.gz"), format="nt")
     usages = sorted(g.subjects(RDF.type, KG.MethodUsage))
     assert usages
     # each usage counts the papers on its task that propose or use its method

@@ -3,8 +3,9 @@
 A build writes ``build-state.json`` beside its outputs. For every *unit* (the
 extraction run, or one node with the mentions of its statements; see
 :func:`kg.rdf.statements.units`) it keeps a digest, the unit's number of triples, and the
-byte range of its blocks in ``graph.nt``, ``graph.ttl``, ``graph.jsonld`` and the
-node and link sections of ``graph.json``.
+byte range of its blocks (a gzip member each) in ``graph.nt.gz`` and, when written,
+``graph.ttl.gz`` and ``graph.jsonld.gz``, and of the node and link sections of
+``graph.json``.
 
 The next build into the same folder:
 
@@ -33,6 +34,7 @@ import networkx as nx
 from kg.io.graphjson import generate_graph_json
 from kg.pipeline.digests import STATE_FORMAT, code_fingerprint, digest_bytes
 from kg.pipeline.state import COLUMN, SLOT_FILES, SLOTS
+from kg.gzipped import gunzip
 from kg.pipeline.writeback import Sink, Source
 from kg.rdf.serialize import generate_rdf
 
@@ -136,8 +138,9 @@ class Blocks:
     # -- what changed (for the store)
     def changed_triples(self, old_nt: str | Path, new_nt: str | Path) -> tuple[list, list]:
         """(what to remove from the last build's store, what to add to it), each a list of
-        ``(start, end)`` ranges of a graph.nt (the old file for removals, ``new_nt`` for
-        additions; adjacent ranges merged) and at most one ``bytes`` of whole N-Triples lines.
+        ``(start, end)`` ranges of whole gzip members of a graph.nt.gz (the old file for
+        removals, ``new_nt`` for additions; adjacent ranges merged) and at most one
+        ``bytes`` of whole N-Triples lines.
 
         A new unit's triples are added and a gone unit's removed, as ranges. A unit whose
         digest changed has its old and new blocks compared line by line, and only the lines
@@ -156,8 +159,8 @@ class Blocks:
                 if old is None:
                     added.append((row[nt], row[nt + 1]))
                 elif old[0] != row[0]:
-                    was = _read(old_file, old[nt], old[nt + 1]).split(b"\n")[:-1]
-                    now = _read(new_file, row[nt], row[nt + 1]).split(b"\n")[:-1]
+                    was = gunzip(_read(old_file, old[nt], old[nt + 1])).split(b"\n")[:-1]
+                    now = gunzip(_read(new_file, row[nt], row[nt + 1])).split(b"\n")[:-1]
                     was_set, now_set = set(was), set(now)
                     gone += (line for line in was if line not in now_set)
                     new += (line for line in now if line not in was_set)

@@ -7,7 +7,7 @@ in whole at the end. Two processes share the work, each with a fixed role:
 - this process draws the views and writes the page index (and the JSON Lines files when no child of
   the staging folder writes them);
 - the blocks of the RDF files and graph.json, with the store, are written here in a
-  full build (Oxigraph loads graph.nt in Rust, without the GIL, on the second core
+  full build (Oxigraph loads graph.nt.gz in Rust, without the GIL, on the second core
   while the views are drawn), and by a forked child in an incremental one: it
   digests the units, copies the unchanged blocks from the last build's files, sends
   the store's changes (the update runs in a thread here), then writes graph.json
@@ -49,8 +49,11 @@ from kg.web.viz import CardCache, page_html, render_html
 VIEW_FILES = {"overview": "graph.html", "method-task": "methods-tasks.html", "dataset": "datasets.html",
               "paper": "papers.html"}
 
-#: RDF serializations a build can write; N-Triples always (the store and ``kg validate`` read them).
-RDF_FORMATS = {"ttl": "graph.ttl", "nt": "graph.nt", "jsonld": "graph.jsonld"}
+#: RDF serializations a build can write, gzip-compressed, a member a unit (:mod:`kg.gzipped`);
+#: N-Triples always (the store is loaded from it, and updated from its changed blocks).
+RDF_FORMATS = {"ttl": "graph.ttl.gz", "nt": "graph.nt.gz", "jsonld": "graph.jsonld.gz"}
+#: What a build writes unless asked for more: the store and one dump, the smallest.
+DEFAULT_RDF = ("nt",)
 
 #: What this process writes besides the blocks: the views and the JSON Lines files, slowest first.
 JOBS = ("method-task", "overview", "paper", "dataset", PAGE_INDEX, "extractions.jsonl", "records.jsonl")
@@ -110,12 +113,13 @@ def _index_html(stats: dict, views: list[tuple], files) -> str:
 @without_gc
 def write_outputs(G: nx.MultiDiGraph, extractions: list[Extraction], outdir: str | Path,
                   base: str = DEFAULT_BASE, n_records: int | None = None, records=None,
-                  timings: dict | None = None, formats=tuple(RDF_FORMATS), reuse: bool = True,
+                  timings: dict | None = None, formats=DEFAULT_RDF, reuse: bool = True,
                   talk: Talk | None = None, staging: Staging | None = None, store_compaction: str = "auto", skipped: int = 0) -> dict:
     """Write every output of a build into ``outdir`` (replaced atomically); returns the stats.
 
     ``timings``, if given, receives the seconds each part took. ``formats`` are the RDF
-    serializations (``ttl``, ``nt``, ``jsonld``); N-Triples are always written. With
+    serializations (``ttl``, ``nt``, ``jsonld``, each gzip-compressed); N-Triples are
+    always written. With
     ``reuse``, the blocks of papers and entities unchanged since the build already in
     ``outdir`` are copied from its files and its store is updated, not rebuilt (see
     :mod:`kg.pipeline.blocks`; the same bytes as without). ``talk`` (:class:`~kg.talk.Talk`)
@@ -165,7 +169,7 @@ class _Write:
     def __init__(self, G, staging: Staging, base: str, formats: list[str], timings: dict):
         self.G, self.tmp, self.outdir = G, staging.tmp, staging.outdir
         self.base, self.formats, self.timings = base, formats, timings
-        self.sinks = {f: Sink(self.tmp / RDF_FORMATS[f]) for f in formats}
+        self.sinks = {f: Sink(self.tmp / RDF_FORMATS[f], compress=True) for f in formats}
         self.sinks["json"] = Sink(self.tmp / "graph.json")
         self.nt_path = self.tmp / RDF_FORMATS["nt"]
         self.old = None  # the last build's state, in an incremental build
@@ -205,7 +209,7 @@ class _Write:
 
     def write_here(self, digests: dict[str, str]) -> None:
         """Every block written here (those unchanged copied, if there is an old build),
-        the store loaded in full from graph.nt as it is written."""
+        the store loaded in full from graph.nt.gz as it is written."""
         self.blocks = Blocks(digests, self.sinks, self.old, self.outdir if self.old else None)
         self.loader = StoreLoader(self.tmp / STORE_DIR, self.nt_path, also=ontology_quads())
         self.sinks["nt"].on_flush = self.loader.grow
@@ -269,7 +273,7 @@ class _Write:
             self.take(self.child.next())
 
     def write_rdf_files(self, blocks: Blocks) -> int:
-        """graph.nt / .ttl / .jsonld (and context.jsonld); returns the triples."""
+        """graph.nt.gz (and .ttl.gz, .jsonld.gz with context.jsonld); returns the triples."""
         n = blocks.write_rdf(self.G, self.formats, self.base, self.usages())
         for f in self.formats:
             self.sinks[f].close()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from kg.pipeline.outputs import RDF_FORMATS, rdf_formats, write_outputs
+from kg.pipeline.outputs import DEFAULT_RDF, rdf_formats, write_outputs
 from kg.pipeline.staging import Staging
 from kg.talk import Talk
 from kg.extract import extract_records
@@ -42,7 +42,7 @@ class BuildOptions:
     dask: str | None = None  # a Dask scheduler's address (or "local")
     skip_invalid: bool = False  # skip bad records with a warning instead of failing
     base: str = DEFAULT_BASE
-    formats: tuple[str, ...] = tuple(RDF_FORMATS)
+    formats: tuple[str, ...] = DEFAULT_RDF  # the RDF dumps, gzip-compressed
     store_compaction: str = "auto"
 
 

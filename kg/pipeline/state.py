@@ -14,7 +14,7 @@ STATE_FILE = "build-state.json"
 SLOTS = ("nt", "ttl", "jsonld", "json.nodes", "json.links")
 #: The column of a slot's start in a unit's row ([digest, triples, start, end, start, end, ...]).
 COLUMN = {slot: 2 + 2 * i for i, slot in enumerate(SLOTS)}
-SLOT_FILES = {"nt": "graph.nt", "ttl": "graph.ttl", "jsonld": "graph.jsonld", "json.nodes": "graph.json",
+SLOT_FILES = {"nt": "graph.nt.gz", "ttl": "graph.ttl.gz", "jsonld": "graph.jsonld.gz", "json.nodes": "graph.json",
               "json.links": "graph.json"}
 _SAMPLE = 1 << 16
 

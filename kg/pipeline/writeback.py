@@ -1,7 +1,7 @@
 """Write and copy big files without growing the page cache.
 
-A large build writes gigabytes of files (``graph.nt``, the Turtle, JSON-LD and
-``graph.json``, the JSON Lines files). Written the plain way, each page stays in
+A large build writes gigabytes of files (``graph.nt.gz``, the Turtle and JSON-LD
+when asked, ``graph.json``, the JSON Lines files). Written the plain way, each page stays in
 the page cache, dirty, until the kernel writes it back, and the page cache grows
 by all of it. On a virtual machine whose host takes freed memory back, growing
 it was the build's largest kernel cost.
@@ -23,6 +23,8 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+
+from kg.gzipped import member
 
 #: Bytes a window: the dirty pages of one file stay under two of them.
 WINDOW = 64 << 20
@@ -162,11 +164,13 @@ class Sink:
     one file (a :class:`kg.pipeline.writeback.Source`) become one copy. The file's dirty pages
     are kept to two windows (:class:`kg.pipeline.writeback.Writeback`).
     ``on_flush(pos)`` is told each time the bytes up to ``pos`` are in the file
-    (whole blocks: the store loader reads them)."""
+    (whole blocks: the store loader reads them). With ``compress``, each text written is
+    a gzip member of its own (:func:`kg.gzipped.member`): a block can be copied alone."""
 
-    def __init__(self, path: str | Path, every: int = 8 << 20, on_flush=None, window: int = WINDOW):
+    def __init__(self, path: str | Path, every: int = 8 << 20, on_flush=None, window: int = WINDOW,
+                 compress: bool = False):
         self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
-        self.every, self.on_flush = every, on_flush
+        self.every, self.on_flush, self.compress = every, on_flush, compress
         self.parts: list[bytes] = []
         self.pending = 0
         self.pos = 0
@@ -179,7 +183,7 @@ class Sink:
             return
         if self.copying is not None:
             self._copy_now()
-        data = text.encode("utf-8")
+        data = member(text.encode("utf-8")) if self.compress else text.encode("utf-8")
         self.parts.append(data)
         self.pending += len(data)
         self.pos += len(data)

@@ -45,6 +45,7 @@ class KG(DefinedNamespace):
     CodeRepository: URIRef
     Venue: URIRef
     Mention: URIRef
+    Sentence: URIRef
     ExtractionRun: URIRef
     MethodUsage: URIRef
     # paper to entity
@@ -65,11 +66,10 @@ class KG(DefinedNamespace):
     hasMention: URIRef
     mentionOf: URIRef
     supports: URIRef
-    spanText: URIRef
     startOffset: URIRef
     endOffset: URIRef
+    inSentence: URIRef
     inField: URIRef
-    sentence: URIRef
     role: URIRef
     extractor: URIRef
     pipelineVersion: URIRef

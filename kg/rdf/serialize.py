@@ -15,7 +15,7 @@ import networkx as nx
 from kg._json import dumps
 from kg.rdf.namespace import DEFAULT_BASE, KG
 from kg.rdf.ontology import property_kinds
-from kg.rdf.statements import (CLASS, DCT_NS, PREFIXES, PROV_GENERATED, RDF_TYPE, RDFS_LABEL, SCHEMA_URL, SKOS_NS,
+from kg.rdf.statements import (CLASS, DCT_NS, PREFIXES, RDF_TYPE, RDFS_LABEL, SCHEMA_URL, SKOS_NS,
                                XSD_NS, Term, units)
 
 
@@ -236,7 +236,7 @@ def jsonld_terms() -> dict[str, tuple[str, str | None]]:
     string, None for a class)}: our classes and properties by their local names, the
     common labels by short names, other vocabularies' terms by compact IRIs."""
     kinds = {**property_kinds(), RDFS_LABEL: "", SKOS_NS + "prefLabel": "", SKOS_NS + "altLabel": "",
-             DCT_NS + "title": "", DCT_NS + "abstract": "", SCHEMA_URL: XSD_NS + "anyURI", PROV_GENERATED: "@id"}
+             DCT_NS + "title": "", DCT_NS + "abstract": "", SCHEMA_URL: XSD_NS + "anyURI"}
     name = _Names(PREFIXES)
     out = {}
     for p, kind in sorted(kinds.items()):
@@ -245,13 +245,13 @@ def jsonld_terms() -> dict[str, tuple[str, str | None]]:
             out[p] = (term, kind)
     for c in CLASS.values():
         out[c] = (c[len(str(KG)):], None)
-    for c in (str(KG.Mention), str(KG.ExtractionRun), str(KG.MethodUsage)):
+    for c in (str(KG.Mention), str(KG.Sentence), str(KG.ExtractionRun), str(KG.MethodUsage)):
         out[c] = (c[len(str(KG)):], None)
     return out
 
 
 def jsonld_context(base: str = DEFAULT_BASE) -> dict:
-    """The JSON-LD context written beside ``graph.jsonld`` and embedded in it: the
+    """The JSON-LD context written beside ``graph.jsonld.gz`` and embedded in it: the
     prefixes, and a term for each class and property, typed, so that a consumer reads
     ``"paperCount": 3`` and ``"addressesTask": "https://.../task/x"`` as the RDF says."""
     name = _Names(PREFIXES)

@@ -8,6 +8,7 @@ as N-Triples, Turtle and JSON-LD.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 
@@ -24,7 +25,6 @@ RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 RDF_TYPE = RDF_NS + "type"
 SKOS_NS = "http://www.w3.org/2004/02/skos/core#"
 DCT_NS = "http://purl.org/dc/terms/"
-PROV_GENERATED = "http://www.w3.org/ns/prov#wasGeneratedBy"
 SCHEMA_URL = "https://schema.org/url"
 
 #: Prefixes bound in every serialization (``res`` is bound to the base IRI).
@@ -52,8 +52,8 @@ _KG_inField = str(KG.inField)
 _KG_mentionOf = str(KG.mentionOf)
 _KG_pipelineVersion = str(KG.pipelineVersion)
 _KG_role = str(KG.role)
-_KG_sentence = str(KG.sentence)
-_KG_spanText = str(KG.spanText)
+_KG_Sentence = str(KG.Sentence)
+_KG_inSentence = str(KG.inSentence)
 _KG_startOffset = str(KG.startOffset)
 _KG_supports = str(KG.supports)
 _KG_url = str(KG.url)
@@ -94,9 +94,26 @@ def check_base(base: str) -> str:
     return base
 
 
+def field_of(m) -> str:
+    """The field of the record a mention's offsets point into."""
+    return "title" if m.source.endswith("@title") else "abstract"
+
+
 def mention_id(paper: str, m) -> str:
-    field = "title" if m.source.endswith("@title") else "abstract"
-    return f"mention/{paper.split('/', 1)[1]}/{field}-{m.start}-{m.end}-{m.type.lower()}"
+    return f"mention/{paper.split('/', 1)[1]}/{field_of(m)}-{m.start}-{m.end}-{m.type.lower()}"
+
+
+def sentence_id(paper: str, m) -> str:
+    """The resource path of the sentence holding mention ``m`` of ``paper``: the paper,
+    the field and a digest of the sentence's text (the text is the normalized one, so
+    it need not stand in the abstract as written, and its offsets there are unknown).
+
+    >>> from kg.model import Mention
+    >>> sentence_id("paper/p1", Mention("GAN", "Method", 9, 12, sentence="We train GAN."))
+    'sentence/p1/abstract-0841430c4c'
+    """
+    digest = hashlib.blake2b(m.sentence.encode("utf-8"), digest_size=5).hexdigest()
+    return f"sentence/{paper.split('/', 1)[1]}/{field_of(m)}-{digest}"
 
 
 def statements(G: nx.MultiDiGraph, base: str = DEFAULT_BASE) -> Iterator[tuple[str, list[tuple[str, Term]]]]:
@@ -148,10 +165,10 @@ def units(G: nx.MultiDiGraph, base: str = DEFAULT_BASE, skip: frozenset = frozen
         if n in skip:
             yield n, None
             continue
-        yield n, _node_statements(G, n, base, run, usages)
+        yield n, _node_statements(G, n, base, usages)
 
 
-def _node_statements(G: nx.MultiDiGraph, n: str, base: str, run: str, usages: dict) -> list:
+def _node_statements(G: nx.MultiDiGraph, n: str, base: str, usages: dict) -> list:
     d = G.nodes[n]
     t = d["type"]
     po: list[tuple[str, Term]] = [(RDF_TYPE, iri(CLASS[t]))]
@@ -194,18 +211,23 @@ def _node_statements(G: nx.MultiDiGraph, n: str, base: str, run: str, usages: di
             po.append((_KG_hasMention, iri(mid)))
             mentions.append((mid, key, v, m))
     out = [(base + n, po)]
+    sentences: dict[str, list] = {}
     for mid, key, v, m in sorted(mentions, key=lambda x: x[0]):
         mo = [(RDF_TYPE, iri(_KG_Mention)), (RDFS_LABEL, lit(m.text)), (_KG_mentionOf, iri(base + v)),
-              (_KG_supports, iri(PREDICATE[key])), (_KG_spanText, lit(m.text)),
-              (_KG_startOffset, lit(m.start, XSD_NS + "integer")),
-              (_KG_endOffset, lit(m.end, XSD_NS + "integer")),
-              (_KG_inField, lit("title" if m.source.endswith("@title") else "abstract"))]
-        if m.sentence:
-            mo.append((_KG_sentence, lit(m.sentence)))
+              (_KG_supports, iri(PREDICATE[key])), (_KG_startOffset, lit(m.start, XSD_NS + "integer")),
+              (_KG_endOffset, lit(m.end, XSD_NS + "integer"))]
+        if m.sentence:  # the sentence, written once for all its mentions, holds the field
+            sid = base + sentence_id(n, m)
+            mo.append((_KG_inSentence, iri(sid)))
+            sentences.setdefault(sid, [(RDF_TYPE, iri(_KG_Sentence)), (RDFS_LABEL, lit(m.sentence)),
+                                       (_KG_inField, lit(field_of(m)))])
+        else:
+            mo.append((_KG_inField, lit(field_of(m))))
         if m.role:
             mo.append((_KG_role, lit(m.role)))
-        mo += [(_KG_extractor, lit(m.source.removesuffix("@title"))), (PROV_GENERATED, iri(run))]
+        mo.append((_KG_extractor, lit(m.source.removesuffix("@title"))))
         out.append((mid, mo))
+    out += sorted(sentences.items())
     if t == "Task":
         out += usage_statements(G, n, usages.get(n, ()), base)
     return out

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from kg.gzipped import Gunzip
+
 from kg.rdf.results import serialize_solutions
 from kg.rdf.sparqltext import REFUSED, refused, where_open
 
@@ -26,12 +28,13 @@ class QueryError(ValueError):
 
 
 class StoreLoader:
-    """Builds an Oxigraph store in ``store_dir`` from the N-Triples file ``nt_path``
-    while that file is being written.
+    """Builds an Oxigraph store in ``store_dir`` from the gzip-compressed N-Triples file
+    ``nt_path`` while that file is being written.
 
-    The writer flushes whole lines and calls :meth:`grow` with the file's size; a
-    loader thread reads what is new (``chunk_bytes`` at most at a time, cut at a
-    line end) and Oxigraph parses and indexes it without holding the GIL. The
+    The writer flushes whole members and calls :meth:`grow` with the file's size; a
+    loader thread reads what is new (``chunk_bytes`` at most at a time), decompresses
+    it and has Oxigraph parse and index it up to the last line end, both without
+    holding the GIL. The
     writer never waits for the loader: the text is read back from the file (the
     page cache), so memory stays bounded by one chunk however far the loader lags.
     :meth:`close` waits for the end and re-raises the loader's error; :meth:`abort`
@@ -51,7 +54,7 @@ class StoreLoader:
         def run():  # the store lives only in this thread: closed when loading ends
             try:
                 store = ox.Store(str(store_dir))
-                pos = 0
+                pos, g, rest = 0, Gunzip(), b""
                 with open(nt_path, "rb") as f:
                     while True:
                         with self._cond:
@@ -62,19 +65,18 @@ class StoreLoader:
                             available, done = self._available, self._done
                         while pos < available and not self._stop:
                             data = f.read(min(chunk_bytes, available - pos))
-                            if pos + len(data) < available:
-                                cut = data.rfind(b"\n") + 1
-                                if cut:  # whole lines only; the rest is read again next time
-                                    f.seek(pos + cut)
-                                    data = data[:cut]
-                                else:  # one line longer than a chunk
-                                    data += f.readline()
                             pos += len(data)
                             t = time.perf_counter()
-                            store.bulk_load(data, format=ox.RdfFormat.N_TRIPLES)
+                            text = rest + g.feed(data)
+                            cut = text.rfind(b"\n") + 1  # whole lines only; the rest goes with the next
+                            rest = text[cut:]
+                            if cut:
+                                store.bulk_load(text[:cut], format=ox.RdfFormat.N_TRIPLES)
                             self.seconds += time.perf_counter() - t
                         if done and pos >= available:
                             break
+                if rest or not g.whole:
+                    raise OSError(f"{nt_path}: ends inside a line or a gzip member")
                 if not self._stop:
                     t = time.perf_counter()
                     store.extend(also)
@@ -155,11 +157,11 @@ def store_updates(store_dir: str | Path) -> dict:
 
 
 def nt_batches(path, items, chunk_bytes: int, stopped):
-    """The bytes of ``items`` of the N-Triples file ``path`` (each a byte range
-    ``(start, end)`` or ``bytes`` of whole lines) in batches of about ``chunk_bytes``,
-    whole lines each: each ``bulk_load`` call writes and ingests table files of its
-    own, so thousands of small calls (one a changed entity) cost a minute where one
-    costs a second. Stops early once ``stopped()``."""
+    """The N-Triples of ``items`` of the gzip file ``path`` (each a byte range
+    ``(start, end)`` of whole members, or ``bytes`` of whole N-Triples lines) in
+    batches of about ``chunk_bytes``, whole lines each: each ``bulk_load`` call writes
+    and ingests table files of its own, so thousands of small calls (one a changed
+    entity) cost a minute where one costs a second. Stops early once ``stopped()``."""
     batch, size = [], 0
     for data in nt_pieces(path, items, chunk_bytes, stopped):
         batch.append(data)
@@ -172,34 +174,34 @@ def nt_batches(path, items, chunk_bytes: int, stopped):
 
 
 def nt_pieces(path, items, chunk_bytes: int, stopped):
-    """The bytes of ``items`` (see :func:`nt_batches`), at most about ``chunk_bytes``
-    at a time, cut at line ends."""
+    """The N-Triples of ``items`` (see :func:`nt_batches`), read about ``chunk_bytes``
+    of the file at a time, cut at line ends."""
     with open(path, "rb") as f:
         for item in items:
             if isinstance(item, bytes):  # whole lines already
                 yield item
                 continue
             start, end = item
+            g, rest = Gunzip(), b""
             while start < end and not stopped():
-                size = min(chunk_bytes, end - start)
-                while True:
-                    data = os.pread(f.fileno(), size, start)
-                    if len(data) < size:
-                        raise OSError(f"{path}: shorter than the build state says")
-                    if start + size == end or b"\n" in data:
-                        break
-                    size = min(2 * size, end - start)  # one line longer than a chunk
-                if start + size < end:
-                    data = data[:data.rfind(b"\n") + 1]  # whole lines
+                data = os.pread(f.fileno(), min(chunk_bytes, end - start), start)
+                if not data:
+                    raise OSError(f"{path}: shorter than the build state says")
                 start += len(data)
-                yield data
+                text = rest + g.feed(data)
+                cut = text.rfind(b"\n") + 1
+                rest = text[cut:]
+                if cut:
+                    yield text[:cut]
+            if not stopped() and not (g.whole and not rest):
+                raise OSError(f"{path}: a range of the build state does not hold whole blocks")
 
 
 class StoreUpdater:
     """Builds the store of a new build in ``new_dir`` from the last build's store in
     ``old_dir``: a checkpoint of it (RocksDB hard-links the immutable table files,
     so nothing is copied), less the triples of ``removed``, plus those of ``added``:
-    each a list of byte ranges ``(start, end)`` of an N-Triples file (the old one for
+    each a list of byte ranges ``(start, end)`` of whole members of a graph.nt.gz (the old one for
     ``removed``, the new one for ``added``) and ``bytes`` of whole N-Triples lines
     (see :meth:`kg.pipeline.blocks.Blocks.changed_triples`). Runs in a thread like
     :class:`StoreLoader` (same ``close`` / ``abort`` / ``seconds``); the two files

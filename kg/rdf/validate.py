@@ -2,6 +2,7 @@
 on Oxigraph (:mod:`kg.rdf.shacl`, the default), or by pyshacl."""
 from __future__ import annotations
 
+import gzip
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,33 +65,44 @@ def validate_with_pyshacl(data: Graph) -> Report:
 
 
 def graph_file(where: str | Path) -> Path:
-    """The RDF file to validate: ``graph.nt`` of an output folder, or the file given."""
+    """The RDF file to validate: the N-Triples (else Turtle) of an output folder, or the file given."""
     p = Path(where)
     if p.is_dir():
-        for name in ("graph.nt", "graph.ttl"):
+        for name in ("graph.nt.gz", "graph.ttl.gz", "graph.nt", "graph.ttl"):
             if (p / name).is_file():
                 return p / name
-        raise FileNotFoundError(f"{where}: no graph.nt or graph.ttl here (run `kg build` first)")
+        raise FileNotFoundError(f"{where}: no graph.nt.gz or graph.ttl.gz here (run `kg build` first)")
     if not p.is_file():
         raise FileNotFoundError(f"{where}: no such file or folder")
     return p
 
 
 def rdf_format(path: Path) -> str:
-    """rdflib's name of the format of an RDF file, by its suffix."""
-    return {".nt": "nt", ".ttl": "turtle", ".jsonld": "json-ld", ".nq": "nquads"}.get(path.suffix, "turtle")
+    """rdflib's name of the format of an RDF file, by its suffix (before a ``.gz``).
+
+    >>> rdf_format(Path("out/graph.nt.gz")), rdf_format(Path("g.jsonld"))
+    ('nt', 'json-ld')
+    """
+    suffix = Path(path.name.removesuffix(".gz")).suffix
+    return {".nt": "nt", ".ttl": "turtle", ".jsonld": "json-ld", ".nq": "nquads"}.get(suffix, "turtle")
+
+
+def open_rdf(path: Path):
+    """An RDF file opened for reading its bytes, decompressed if it is a ``.gz``."""
+    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
 
 
 def validate_path(where: str | Path, engine: str = "sparql", progress=None) -> Report:
-    """Validate a build folder (its SPARQL store, which holds the ontology) or an RDF file;
-    ``progress(done, total)`` after each constraint (the SPARQL engine)."""
+    """Validate a build folder (its SPARQL store, which holds the ontology) or an RDF file
+    (``.gz`` or not); ``progress(done, total)`` after each constraint (the SPARQL engine)."""
     where = Path(where)
     if engine == "sparql" and where.is_dir() and (where / "store").is_dir():
         return validate_store(ox.Store.read_only(str(where / "store")), progress=progress)
     path = graph_file(where)
-    if engine == "pyshacl":
-        return validate_with_pyshacl(Graph().parse(path, format=rdf_format(path)))
-    store = ox.Store()
-    store.bulk_load(path=str(path), format={"nt": ox.RdfFormat.N_TRIPLES, "turtle": ox.RdfFormat.TURTLE,
-                                            "json-ld": ox.RdfFormat.JSON_LD}.get(rdf_format(path), ox.RdfFormat.TURTLE))
+    with open_rdf(path) as f:
+        if engine == "pyshacl":
+            return validate_with_pyshacl(Graph().parse(f, format=rdf_format(path)))
+        store = ox.Store()
+        store.bulk_load(f, format={"nt": ox.RdfFormat.N_TRIPLES, "turtle": ox.RdfFormat.TURTLE,
+                                   "json-ld": ox.RdfFormat.JSON_LD}.get(rdf_format(path), ox.RdfFormat.TURTLE))
     return validate_store(store, with_ontology=True, progress=progress)

@@ -24,7 +24,7 @@
 - ``/``: the front page (counts, top lists, search box); ``/search?q=``: names and
   titles, as a page or JSON; ``/query``: a SPARQL query page (``/`` too, in a build
   without a page index). The output folder's HTML views and RDF files are
-  served by name (``/index.html``, ``/graph.html``, ``/graph.ttl`` ...), never a
+  served by name (``/index.html``, ``/graph.html``, ``/graph.nt.gz`` ...), never a
   path outside the folder. Pages carry a Content-Security-Policy.
 - Binds 127.0.0.1 unless told otherwise.
 """
@@ -52,7 +52,7 @@ DEFAULT_MAX_ROWS = 100_000
 MAX_BODY = 1 << 20
 STATIC_SUFFIXES = {".html": "text/html; charset=utf-8", ".ttl": "text/turtle; charset=utf-8",
                    ".nt": "application/n-triples", ".jsonld": "application/ld+json",
-                   ".json": "application/json", ".jsonl": "application/x-ndjson"}
+                   ".json": "application/json", ".jsonl": "application/x-ndjson", ".gz": "application/gzip"}
 _HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
 CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
@@ -287,8 +287,8 @@ class SparqlHandler(BaseHTTPRequestHandler):
 
     def _description_page(self, id_: str, iri: str) -> None:
         """A resource without a page of its own (a mention, a usage count, the build's
-        run): its triples as a table; a mention's page is its paper's."""
-        if id_.startswith("mention/"):
+        run): its triples as a table; a mention's or a sentence's page is its paper's."""
+        if id_.startswith(("mention/", "sentence/")):
             paper = "paper/" + id_.split("/")[1]
             return self._send(303, "text/plain; charset=utf-8", "See the paper.\n",
                               {"Location": RESOURCE_PREFIX + paper, "Vary": "Accept"})
