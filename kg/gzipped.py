@@ -17,6 +17,9 @@ import zlib
 #: the speed of level 6's 9.8 times.
 LEVEL = 1
 _GZIP = 31  # zlib's wbits for a gzip header and trailer
+#: About how many times their compressed size the blocks' texts are: a reader that
+#: wants about ``n`` bytes of text at a time reads ``n // EXPANSION`` of the file.
+EXPANSION = 10
 
 
 def member(data: bytes, level: int = LEVEL) -> bytes:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from kg.gzipped import Gunzip
+from kg.gzipped import EXPANSION, Gunzip
 
 from kg.rdf.results import serialize_solutions
 from kg.rdf.sparqltext import REFUSED, refused, where_open
@@ -32,7 +32,7 @@ class StoreLoader:
     ``nt_path`` while that file is being written.
 
     The writer flushes whole members and calls :meth:`grow` with the file's size; a
-    loader thread reads what is new (``chunk_bytes`` at most at a time), decompresses
+    loader thread reads what is new (about ``chunk_bytes`` of text at a time), decompresses
     it and has Oxigraph parse and index it up to the last line end, both without
     holding the GIL. The
     writer never waits for the loader: the text is read back from the file (the
@@ -55,6 +55,7 @@ class StoreLoader:
             try:
                 store = ox.Store(str(store_dir))
                 pos, g, rest = 0, Gunzip(), b""
+                piece = max(1, chunk_bytes // EXPANSION)  # of the file: about chunk_bytes of text
                 with open(nt_path, "rb") as f:
                     while True:
                         with self._cond:
@@ -64,7 +65,7 @@ class StoreLoader:
                                 return
                             available, done = self._available, self._done
                         while pos < available and not self._stop:
-                            data = f.read(min(chunk_bytes, available - pos))
+                            data = f.read(min(piece, available - pos))
                             pos += len(data)
                             t = time.perf_counter()
                             text = rest + g.feed(data)
@@ -174,8 +175,8 @@ def nt_batches(path, items, chunk_bytes: int, stopped):
 
 
 def nt_pieces(path, items, chunk_bytes: int, stopped):
-    """The N-Triples of ``items`` (see :func:`nt_batches`), read about ``chunk_bytes``
-    of the file at a time, cut at line ends."""
+    """The N-Triples of ``items`` (see :func:`nt_batches`), about ``chunk_bytes`` of
+    text at a time, cut at line ends."""
     with open(path, "rb") as f:
         for item in items:
             if isinstance(item, bytes):  # whole lines already
@@ -184,7 +185,7 @@ def nt_pieces(path, items, chunk_bytes: int, stopped):
             start, end = item
             g, rest = Gunzip(), b""
             while start < end and not stopped():
-                data = os.pread(f.fileno(), min(chunk_bytes, end - start), start)
+                data = os.pread(f.fileno(), min(max(1, chunk_bytes // EXPANSION), end - start), start)
                 if not data:
                     raise OSError(f"{path}: shorter than the build state says")
                 start += len(data)
