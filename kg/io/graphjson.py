@@ -1,6 +1,10 @@
 """The typed graph as node-link JSON (``graph.json``): written by every build,
 read back by ``kg viz`` and ``KnowledgeGraph.load`` (round trip exact).
 
+A sentence is written once a source node: the mentions on its links after the
+first one that holds a sentence give its number instead (the source's sentences in
+the order they first appear), as the RDF writes a sentence once for its mentions.
+
 >>> import networkx as nx
 >>> G = nx.MultiDiGraph(); G.add_node("task/x", type="Task", label="x", aliases=["X"])
 >>> _ = G.add_edge("paper/1", "task/x", key="addressesTask", predicate="addressesTask", mentions=[], derived_from=[])
@@ -21,14 +25,25 @@ import networkx as nx
 from kg._json import dumps
 from kg.model import Mention, Record
 
-FORMAT = "abstract-kg/graph@1"
+FORMAT = "abstract-kg/graph@2"
+#: The formats :func:`graph_from_json` reads (@1: every mention with its sentence's text).
+READABLE = (FORMAT, "abstract-kg/graph@1")
 
 #: One node, link or record a line: compact, keys sorted (see :mod:`kg._json`).
 _ENCODE = functools.partial(dumps, sort_keys=True)
 
 
-def _mention(m: Mention) -> dict:
-    return m.to_dict()
+def _mention(m: Mention, sentences: dict[str, int]) -> dict:
+    """A mention as JSON, its sentence the number it has in ``sentences`` (the text, the
+    first time: it is then numbered)."""
+    d = m.to_dict()
+    if m.sentence:
+        number = sentences.get(m.sentence)
+        if number is None:
+            sentences[m.sentence] = len(sentences)
+        else:
+            d["sentence"] = number
+    return d
 
 
 def generate_graph_json(G: nx.MultiDiGraph, skip: dict | None = None) -> Iterator[tuple[str | None, str | None, str | None]]:
@@ -67,11 +82,12 @@ def generate_graph_json(G: nx.MultiDiGraph, skip: dict | None = None) -> Iterato
 def _links(u: str, nbrs: dict, first: bool) -> str:
     """The lines of ``u``'s out-links (``nbrs``: neighbour -> key -> data)."""
     parts = []
+    sentences: dict[str, int] = {}
     for v, keys in sorted(nbrs.items()):
         for k, d in sorted(keys.items()):
             link = {"source": u, "target": v, "key": k}
             for name, value in d.items():
-                link[name] = [_mention(m) for m in value] if name == "mentions" else value
+                link[name] = [_mention(m, sentences) for m in value] if name == "mentions" else value
             parts.append(("\n" if first else ",\n") + _ENCODE(link))
             first = False
     return "".join(parts)
@@ -94,19 +110,33 @@ def graph_to_json(G: nx.MultiDiGraph) -> str:
 
 def graph_from_json(text: str) -> nx.MultiDiGraph:
     data = json.loads(text)
-    if data.get("format") != FORMAT:
+    if data.get("format") not in READABLE:
         raise ValueError(f"not an abstract-kg graph file (format {data.get('format')!r}, expected {FORMAT!r})")
     G = nx.MultiDiGraph()
     for node in data["nodes"]:
         attrs = dict(node)
         G.add_node(attrs.pop("id"), **attrs)
+    source, sentences = None, []
     for link in data["links"]:
         attrs = dict(link)
         u, v, k = attrs.pop("source"), attrs.pop("target"), attrs.pop("key")
+        if u != source:
+            source, sentences = u, []
         if "mentions" in attrs:
-            attrs["mentions"] = [Mention(**m) for m in attrs["mentions"]]
+            attrs["mentions"] = [_read_mention(m, sentences) for m in attrs["mentions"]]
         G.add_edge(u, v, key=k, **attrs)
     return G
+
+
+def _read_mention(d: dict, sentences: list[str]) -> Mention:
+    """A mention read back, a sentence's number replaced by its text (``sentences``: the
+    source's so far, to which a new one is added)."""
+    s = d.get("sentence")
+    if isinstance(s, int):
+        d = {**d, "sentence": sentences[s]}
+    elif s:
+        sentences.append(s)
+    return Mention(**d)
 
 
 def records_to_jsonl(records) -> str:
