@@ -51,18 +51,18 @@ class KnowledgeGraph:
     @property
     def _G(self) -> nx.MultiDiGraph:
         if self._graph is None:
-            from kg.io.graphjson import graph_from_json
+            from kg.io.graphjson import GRAPH_FILE, read_graph_json
 
-            self._graph = graph_from_json((self._outdir / "graph.json").read_text(encoding="utf-8"))
+            self._graph = read_graph_json(self._outdir / GRAPH_FILE)
         return self._graph
 
     @property
     def records(self) -> list[Record]:
-        """The input records (read from a loaded build's ``records.jsonl`` when first asked for)."""
+        """The input records (read from a loaded build's ``records.jsonl.gz`` when first asked for)."""
         if self._records is None:
-            from kg.io.graphjson import records_from_jsonl
+            from kg.io.graphjson import RECORDS_FILE, records_from_jsonl
 
-            path = self._outdir / "records.jsonl"
+            path = self._outdir / RECORDS_FILE
             self._records = records_from_jsonl(path) if path.is_file() else []
         return self._records
 
@@ -127,7 +127,7 @@ class KnowledgeGraph:
         """Open a graph written by :meth:`save` or ``kg build`` (round trip exact).
 
         Nothing large is read at once: queries run on the build's SPARQL store, and
-        ``graph.json`` and ``records.jsonl`` are read when the graph or the records are
+        ``graph.json.gz`` and ``records.jsonl.gz`` are read when the graph or the records are
         first needed.
 
         >>> import tempfile
@@ -137,8 +137,8 @@ class KnowledgeGraph:
         True
         """
         outdir = Path(outdir)
-        if not (outdir / "graph.json").is_file():
-            raise FileNotFoundError(f"{outdir}: no graph.json here (save or build first)")
+        if not (outdir / "graph.json.gz").is_file():
+            raise FileNotFoundError(f"{outdir}: no graph.json.gz here (save or build first)")
         kg = cls(None, None, [], DEFAULT_BASE, outdir=outdir)
         ctx = outdir / "context.jsonld"
         if ctx.is_file():
@@ -365,8 +365,9 @@ class KnowledgeGraph:
 
         >>> from rdflib.namespace import PROV, RDF
         >>> from kg.rdf.namespace import KG
-        >>> g = sample.infer()   # a mention is a prov:Entity: only a reasoner says so
-        >>> len(set(g.subjects(RDF.type, PROV.Entity))) == len(set(g.subjects(RDF.type, KG.Mention)))
+        >>> g = sample.infer()   # mentions and sentences are prov:Entity: only a reasoner says so
+        >>> entities = set(g.subjects(RDF.type, PROV.Entity))
+        >>> entities == set(g.subjects(RDF.type, KG.Mention)) | set(g.subjects(RDF.type, KG.Sentence))
         True
         """
         import owlrl

@@ -152,15 +152,21 @@ def cmd_validate(args) -> int:
     return EXIT_INVALID
 
 
+def _read_graph(store: str):
+    """The graph of a build folder (its ``graph.json.gz``)."""
+    from kg.io.graphjson import GRAPH_FILE, read_graph_json
+
+    path = Path(store) / GRAPH_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{store}: no {GRAPH_FILE} here (run `kg build` first)")
+    return read_graph_json(path)
+
+
 def cmd_viz(args) -> int:
     from kg.pipeline.outputs import write_html
-    from kg.io.graphjson import graph_from_json
     from kg.web.viz import page_html
 
-    path = Path(args.store) / "graph.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"{args.store}: no graph.json here (run `kg build` first)")
-    G = graph_from_json(path.read_text(encoding="utf-8"))
+    G = _read_graph(args.store)
     focus = None
     if args.focus:
         from kg.refs import resolve_name
@@ -174,15 +180,11 @@ def cmd_viz(args) -> int:
 
 def cmd_export(args) -> int:
     from kg.io.exports import export
-    from kg.io.graphjson import graph_from_json
 
-    path = Path(args.store) / "graph.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"{args.store}: no graph.json here (run `kg build` first)")
     default = {"graphml": "graph.graphml", "gexf": "graph.gexf", "node-link": "graph.node-link.json",
                "cytoscape": "graph.cytoscape.json", "neo4j": "neo4j"}[args.format]
     bar = _talk(args).bar("exporting", 2, "steps")
-    G = graph_from_json(path.read_text(encoding="utf-8"))
+    G = _read_graph(args.store)
     bar.update()
     files = export(G, args.format, args.out or default)
     bar.update()

@@ -24,6 +24,7 @@ the rest of the file.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import re
@@ -235,7 +236,8 @@ def query_latency(out: Path, with_rdflib: bool) -> tuple[float, float, float | N
     if with_rdflib:
         from rdflib import Graph, Literal
 
-        g = Graph().parse(out / "graph.nt", format="nt")
+        with gzip.open(out / "graph.nt.gz") as f:
+            g = Graph().parse(f, format="nt")
         rtimes = []
         for name, binds in NAMED:
             t = time.perf_counter()

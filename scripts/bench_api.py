@@ -3,7 +3,7 @@
 build folder, in a fresh process each (time and peak memory), against the same query
 through ``kg query``; and ``load`` then a first look-up (``node(name)``, ``top("methods", 10)``,
 ``papers_for(name)``, ``related_papers`` of its first paper), answered from the
-build's store, against the same after reading the graph (``graph.json``).
+build's store, against the same after reading the graph (``graph.json.gz``).
 
     python scripts/bench_api.py --store OUTDIR [--repeat 2] [--name Adam]
 

@@ -2,9 +2,9 @@
 """Time to build the overview pages of a large graph, and until they are drawn and
 interactive in headless Chromium.
 
-    python scripts/bench_viz.py [--nodes 5000] [--graph outputs/graph.json] [--runs 3]
+    python scripts/bench_viz.py [--nodes 5000] [--graph outputs/graph.json.gz] [--runs 3]
 
-Takes a built graph (``--graph``, the ``graph.json`` of a ``kg build``) or builds a
+Takes a built graph (``--graph``, the ``graph.json.gz`` of a ``kg build``) or builds a
 synthetic typed graph of N nodes (papers, methods, tasks, datasets, repositories,
 venues; heavy-tailed entity popularity, like real literature). Builds, in interleaved
 runs, the map of the field (the overview page) and the drawing of every node (the
@@ -102,9 +102,9 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     if args.graph:
-        from kg.io.graphjson import graph_from_json
+        from kg.io.graphjson import read_graph_json
 
-        G = graph_from_json(args.graph.read_text(encoding="utf-8"))
+        G = read_graph_json(args.graph)
     else:
         G = synthetic_graph(args.nodes)
     pages = {"map": lambda: render_map(G), "every node": lambda: render_html(build_view(G, view="overview"))}

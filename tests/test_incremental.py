@@ -120,7 +120,7 @@ def test_a_rebuild_of_the_same_input_copies_every_paper(tmp_path):
     assert files(tmp_path / "out") == first
 
 
-@pytest.mark.parametrize("damage", ["graph.nt.gz", "graph.json", STATE_FILE, "base", "store"])
+@pytest.mark.parametrize("damage", ["graph.nt.gz", "graph.json.gz", STATE_FILE, "base", "store"])
 def test_nothing_is_reused_from_outputs_that_are_not_what_the_state_says(tmp_path, damage):
     records = corpus(40, 5)
     out = tmp_path / "out"

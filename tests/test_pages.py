@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kg import KnowledgeGraph
-from kg.io.graphjson import graph_from_json
+from kg.io.graphjson import read_graph_json
 from kg.web.pageindex import PAGE_INDEX, PageIndex, write_page_index
 from kg.web.serve import make_server
 from kg.web.site import write_site
@@ -101,7 +101,7 @@ def crawl(start: str, fetch, local) -> dict[str, str]:
 
 
 def test_the_page_index_of_a_build_is_that_of_its_graph(built, tmp_path):
-    G = graph_from_json((built / "graph.json").read_text(encoding="utf-8"))
+    G = read_graph_json(built / "graph.json.gz")
     write_page_index(G, tmp_path / "a.sqlite")
     write_page_index(G, tmp_path / "b.sqlite")
     digest = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (tmp_path / "a.sqlite", tmp_path / "b.sqlite",

@@ -81,7 +81,7 @@ def test_two_builds_give_byte_identical_files(tmp_path):
         subprocess.run([sys.executable, "-m", "kg.cli", "build", "--out", str(out), "-q"],
                        check=True, env=env, capture_output=True)
         outs.append(out)
-    for name in ("graph.nt.gz", "extractions.jsonl", "stats.json", "graph.html", "index.html"):
+    for name in ("graph.nt.gz", "graph.json.gz", "extractions.jsonl.gz", "stats.json", "graph.html", "index.html"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
 
 

@@ -174,7 +174,7 @@ def test_kg_build_on_dask_writes_the_same_rdf(tmp_path, built):
                         "--rdf", "nt,ttl,jsonld", "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "extracting on 2 Dask workers at local" in r.stderr
-    for name in ("graph.nt.gz", "graph.ttl.gz", "graph.jsonld.gz", "extractions.jsonl"):
+    for name in ("graph.nt.gz", "graph.ttl.gz", "graph.jsonld.gz", "graph.json.gz", "extractions.jsonl.gz"):
         assert (out / name).read_bytes() == (built / name).read_bytes(), name
 
 

@@ -55,14 +55,14 @@ VIEW_FILES = ["graph.html", "methods-tasks.html", "datasets.html", "papers.html"
 
 @pytest.mark.parametrize("fname", VIEW_FILES)
 def test_every_view_in_chromium(built, browser, fname):
-    from kg.io.graphjson import graph_from_json
+    from kg.io.graphjson import read_graph_json
     from kg.web.views import view_graph
 
     from kg.web.fieldmap import generate_map
 
     view = {"graph.html": "overview", "methods-tasks.html": "method-task", "datasets.html": "dataset",
             "papers.html": "paper"}[fname]
-    G = graph_from_json((built / "graph.json").read_text())
+    G = read_graph_json(built / "graph.json.gz")
     if view == "overview":  # the map of the field: the concepts of its opening view
         expected = sum(1 for n in generate_map(G)["nodes"] if "x" in n)
     else:

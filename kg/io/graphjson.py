@@ -1,5 +1,5 @@
-"""The typed graph as node-link JSON (``graph.json``): written by every build,
-read back by ``kg viz`` and ``KnowledgeGraph.load`` (round trip exact).
+"""The typed graph as node-link JSON (``graph.json.gz`` of a build): written by every
+build, read back by ``kg viz`` and ``KnowledgeGraph.load`` (round trip exact).
 
 A sentence is written once a source node: the mentions on its links after the
 first one that holds a sentence give its number instead (the source's sentences in
@@ -16,15 +16,20 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gzip
 import json
+from pathlib import Path
 
 from collections.abc import Iterator
 
 import networkx as nx
 
 from kg._json import dumps
+from kg.gzipped import gunzip
 from kg.model import Mention, Record
 
+#: A build's files of the graph and of its input records.
+GRAPH_FILE, RECORDS_FILE = "graph.json.gz", "records.jsonl.gz"
 FORMAT = "abstract-kg/graph@2"
 #: The formats :func:`graph_from_json` reads (@1: every mention with its sentence's text).
 READABLE = (FORMAT, "abstract-kg/graph@1")
@@ -140,18 +145,26 @@ def _read_mention(d: dict, sentences: list[str]) -> Mention:
 
 
 def records_to_jsonl(records) -> str:
-    """The input records, one JSON object a line (``records.jsonl`` of a build)."""
+    """The input records, one JSON object a line (``records.jsonl.gz`` of a build)."""
     names = [f.name for f in dataclasses.fields(Record)]
     return "".join(_ENCODE({k: getattr(r, k) for k in names}) + "\n"
                    for r in records)
 
 
+def read_graph_json(path) -> nx.MultiDiGraph:
+    """The graph of a ``graph.json`` file, gzip-compressed (``.gz``) or not."""
+    data = Path(path).read_bytes()
+    return graph_from_json((gunzip(data) if str(path).endswith(".gz") else data).decode("utf-8"))
+
+
 def records_from_jsonl(path) -> list:
-    out = []
-    for line in open(path, encoding="utf-8"):
-        if line.strip():
-            d = json.loads(line)
-            d["code"] = tuple(d.get("code") or ())
-            d["keywords"] = tuple(d.get("keywords") or ())
-            out.append(Record(**d))
-    return out
+    """The records of a ``records.jsonl`` file, gzip-compressed (``.gz``) or not."""
+    opened = gzip.open(path, "rt", encoding="utf-8") if str(path).endswith(".gz") else open(path, encoding="utf-8")
+    with opened as lines:
+        return [_record(json.loads(line)) for line in lines if line.strip()]
+
+
+def _record(d: dict) -> Record:
+    d["code"] = tuple(d.get("code") or ())
+    d["keywords"] = tuple(d.get("keywords") or ())
+    return Record(**d)

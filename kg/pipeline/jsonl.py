@@ -1,4 +1,5 @@
-"""The JSON Lines outputs: the ``kg extract`` lines and ``records.jsonl``."""
+"""The JSON Lines outputs, gzip-compressed: ``extractions.jsonl.gz`` (the ``kg extract``
+lines) and ``records.jsonl.gz``."""
 from __future__ import annotations
 
 import io
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from kg._json import dumps
 from kg.pipeline.writeback import Sink
-from kg.io.graphjson import records_to_jsonl
+from kg.io.graphjson import RECORDS_FILE, records_to_jsonl
 from kg.model import Extraction
 
 
@@ -23,17 +24,41 @@ def extractions_jsonl(extractions: Iterable[Extraction]) -> str:
     return buf.getvalue()
 
 
+#: The JSON Lines files of a build.
+EXTRACTIONS, RECORDS = "extractions.jsonl.gz", RECORDS_FILE
+
+
+class _Batches:
+    """Text written to a compressing :class:`Sink` in pieces of about ``size`` bytes (a
+    gzip member each: a member a line would hardly compress)."""
+
+    def __init__(self, sink: Sink, size: int = 1 << 20):
+        self.sink, self.size, self.parts, self.n = sink, size, [], 0
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+        self.n += len(text)
+        if self.n >= self.size:
+            self.flush()
+
+    def flush(self) -> None:
+        self.sink.write("".join(self.parts))
+        self.parts, self.n = [], 0
+
+
 def write_jsonl(folder: Path, name: str, extractions: list[Extraction], records) -> None:
-    """``extractions.jsonl`` (the ``kg extract`` lines) or ``records.jsonl`` (nothing
-    without ``records``) into ``folder``."""
-    if name != "extractions.jsonl" and not records:
+    """:data:`EXTRACTIONS` (the ``kg extract`` lines) or :data:`RECORDS` (nothing without
+    ``records``) into ``folder``."""
+    if name != EXTRACTIONS and not records:
         return
-    sink = Sink(folder / name)  # hundreds of MB on a large corpus: dirty pages bounded as graph.nt's
+    sink = Sink(folder / name, compress=True)  # hundreds of MB on a large corpus: dirty pages bounded
     try:
-        if name == "extractions.jsonl":
-            write_extractions(sink, extractions)
+        out = _Batches(sink)
+        if name == EXTRACTIONS:
+            write_extractions(out, extractions)
         else:
-            sink.write(records_to_jsonl(records))
+            out.write(records_to_jsonl(records))
+        out.flush()
     except BaseException:
         sink.abort()
         raise

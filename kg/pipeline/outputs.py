@@ -25,7 +25,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from kg._gc import without_gc
 from kg.pipeline.forked import Forked
-from kg.pipeline.jsonl import write_jsonl
+from kg.pipeline.jsonl import EXTRACTIONS, RECORDS, write_jsonl
+from kg.io.graphjson import GRAPH_FILE
 from kg.pipeline.blocks import DELTA_MIN_SHARE, Blocks
 from kg.pipeline.digests import unit_digests
 from kg.pipeline.state import STATE_FILE, file_check, read_state, write_state
@@ -54,9 +55,11 @@ VIEW_FILES = {"overview": "graph.html", "method-task": "methods-tasks.html", "da
 RDF_FORMATS = {"ttl": "graph.ttl.gz", "nt": "graph.nt.gz", "jsonld": "graph.jsonld.gz"}
 #: What a build writes unless asked for more: the store and one dump, the smallest.
 DEFAULT_RDF = ("nt",)
+#: The node-link JSON of the graph (:mod:`kg.io.graphjson`), a gzip member a unit as the RDF.
+GRAPH_JSON = GRAPH_FILE
 
 #: What this process writes besides the blocks: the views and the JSON Lines files, slowest first.
-JOBS = ("method-task", "overview", "paper", "dataset", PAGE_INDEX, "extractions.jsonl", "records.jsonl")
+JOBS = ("method-task", "overview", "paper", "dataset", PAGE_INDEX, EXTRACTIONS, RECORDS)
 
 
 #: How many of the leading tasks, methods and datasets ``stats.json`` lists.
@@ -170,7 +173,7 @@ class _Write:
         self.G, self.tmp, self.outdir = G, staging.tmp, staging.outdir
         self.base, self.formats, self.timings = base, formats, timings
         self.sinks = {f: Sink(self.tmp / RDF_FORMATS[f], compress=True) for f in formats}
-        self.sinks["json"] = Sink(self.tmp / "graph.json")
+        self.sinks["json"] = Sink(self.tmp / GRAPH_JSON, compress=True)
         self.nt_path = self.tmp / RDF_FORMATS["nt"]
         self.old = None  # the last build's state, in an incremental build
         self.blocks: Blocks | None = None  # when the blocks are written here
@@ -288,7 +291,7 @@ class _Write:
 
     def write_build_state(self, blocks: Blocks) -> None:
         """The state the next build reuses blocks from, with checks of the files it describes."""
-        names = sorted({RDF_FORMATS[f] for f in self.formats} | {"graph.json"})
+        names = sorted({RDF_FORMATS[f] for f in self.formats} | {GRAPH_JSON})
         write_state(self.tmp / STATE_FILE, blocks.state(self.base, {n: file_check(self.tmp / n) for n in names}))
 
     # -- this process's part

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from kg.pipeline.forked import Forked
-from kg.pipeline.jsonl import write_jsonl
+from kg.pipeline.jsonl import EXTRACTIONS, RECORDS, write_jsonl
 from kg.files import output_lock, recover, umask
 from kg.model import Extraction
 
@@ -23,7 +23,7 @@ class Staging:
     """The temporary sibling folder a build writes its outputs into, swapped in whole
     by :func:`write_outputs` (made on creation, after :func:`recover`). Made before the
     graph, it lets the files that need only the records and the extractions
-    (``extractions.jsonl``, ``records.jsonl``) be written by a forked child while this
+    (``extractions.jsonl.gz``, ``records.jsonl.gz``) be written by a forked child while this
     process resolves the graph on the other core (:meth:`start`). Used as a context
     manager, it is removed if the build fails before :func:`write_outputs` swapped it in.
 
@@ -32,7 +32,7 @@ class Staging:
     >>> with Staging(out) as st:
     ...     st.start([], None)
     >>> st.wait()["early:jsonl"] >= 0, sorted(p.name for p in st.tmp.iterdir())
-    (True, ['extractions.jsonl'])
+    (True, ['extractions.jsonl.gz'])
     >>> st.abort(); st.tmp.exists()
     False
     """
@@ -55,16 +55,16 @@ class Staging:
         self._child: Forked | None = None
 
     def start(self, extractions: list[Extraction], records) -> None:
-        """Write ``extractions.jsonl`` and ``records.jsonl`` in a forked child, now."""
+        """Write the JSON Lines files (:mod:`kg.pipeline.jsonl`) in a forked child, now."""
         tmp = self.tmp
 
         def child(send) -> float:
             t = time.perf_counter()
-            for name in ("extractions.jsonl", "records.jsonl"):
+            for name in (EXTRACTIONS, RECORDS):
                 write_jsonl(tmp, name, extractions, records)
             return time.perf_counter() - t
 
-        self.started = ("extractions.jsonl", "records.jsonl")
+        self.started = (EXTRACTIONS, RECORDS)
         self._child = Forked(child)
 
     def wait(self) -> dict:

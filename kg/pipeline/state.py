@@ -14,8 +14,8 @@ STATE_FILE = "build-state.json"
 SLOTS = ("nt", "ttl", "jsonld", "json.nodes", "json.links")
 #: The column of a slot's start in a unit's row ([digest, triples, start, end, start, end, ...]).
 COLUMN = {slot: 2 + 2 * i for i, slot in enumerate(SLOTS)}
-SLOT_FILES = {"nt": "graph.nt.gz", "ttl": "graph.ttl.gz", "jsonld": "graph.jsonld.gz", "json.nodes": "graph.json",
-              "json.links": "graph.json"}
+SLOT_FILES = {"nt": "graph.nt.gz", "ttl": "graph.ttl.gz", "jsonld": "graph.jsonld.gz", "json.nodes": "graph.json.gz",
+              "json.links": "graph.json.gz"}
 _SAMPLE = 1 << 16
 
 

@@ -34,7 +34,7 @@ PREDICATE = {k: str(KG[k]) for k in ("proposes", "usesMethod", "addressesTask", 
                                       "publishedIn", "appliedTo", "evaluatedOn")}
 _VENUE = re.compile(r"^(.*\S)\s+((?:19|20)\d{2})$")
 #: Evidence spans written to RDF per statement (the first ones in the text; all of
-#: them stay in extractions.jsonl and graph.json). Enough to answer "why?".
+#: them stay in extractions.jsonl.gz and graph.json.gz). Enough to answer "why?".
 MENTIONS_PER_STATEMENT = 3
 #: ``kg:MethodUsage`` nodes written per task: its methods with the most papers (the
 #: ``methods-for-task`` query reads these, so its LIMIT may not exceed this).
