@@ -51,18 +51,18 @@ class KnowledgeGraph:
     @property
     def _G(self) -> nx.MultiDiGraph:
         if self._graph is None:
-            from kg.io.graphjson import GRAPH_FILE, read_graph_json
+            from kg.io.graphjson import GRAPH_FILE, in_build, read_graph_json
 
-            self._graph = read_graph_json(self._outdir / GRAPH_FILE)
+            self._graph = read_graph_json(in_build(self._outdir, GRAPH_FILE))
         return self._graph
 
     @property
     def records(self) -> list[Record]:
         """The input records (read from a loaded build's ``records.jsonl.gz`` when first asked for)."""
         if self._records is None:
-            from kg.io.graphjson import RECORDS_FILE, records_from_jsonl
+            from kg.io.graphjson import RECORDS_FILE, in_build, records_from_jsonl
 
-            path = self._outdir / RECORDS_FILE
+            path = in_build(self._outdir, RECORDS_FILE)
             self._records = records_from_jsonl(path) if path.is_file() else []
         return self._records
 
@@ -137,7 +137,9 @@ class KnowledgeGraph:
         True
         """
         outdir = Path(outdir)
-        if not (outdir / "graph.json.gz").is_file():
+        from kg.io.graphjson import GRAPH_FILE, in_build
+
+        if not in_build(outdir, GRAPH_FILE).is_file():
             raise FileNotFoundError(f"{outdir}: no graph.json.gz here (save or build first)")
         kg = cls(None, None, [], DEFAULT_BASE, outdir=outdir)
         ctx = outdir / "context.jsonld"

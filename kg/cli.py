@@ -154,9 +154,9 @@ def cmd_validate(args) -> int:
 
 def _read_graph(store: str):
     """The graph of a build folder (its ``graph.json.gz``)."""
-    from kg.io.graphjson import GRAPH_FILE, read_graph_json
+    from kg.io.graphjson import GRAPH_FILE, in_build, read_graph_json
 
-    path = Path(store) / GRAPH_FILE
+    path = in_build(store, GRAPH_FILE)
     if not path.is_file():
         raise FileNotFoundError(f"{store}: no {GRAPH_FILE} here (run `kg build` first)")
     return read_graph_json(path)

@@ -241,3 +241,16 @@ def test_a_build_without_jsonld_is_loaded_with_its_own_base(tmp_path):
     back = KnowledgeGraph.load(tmp_path / "o")
     assert back.base == "https://example.org/kg/"
     assert back.node("ZetaNet").id == "method/zetanet"
+
+
+def test_a_build_from_before_the_compressed_files_still_loads(sample_kg, tmp_path):
+    import gzip
+
+    out = tmp_path / "o"
+    sample_kg.save(out)
+    for name in ("graph.json.gz", "records.jsonl.gz"):  # as a build before them wrote the files
+        (out / name.removesuffix(".gz")).write_bytes(gzip.decompress((out / name).read_bytes()))
+        (out / name).unlink()
+    kg = KnowledgeGraph.load(out)
+    assert sorted(kg.nx.edges(keys=True)) == sorted(sample_kg.nx.edges(keys=True))
+    assert kg.records == sample_kg.records

@@ -151,6 +151,13 @@ def records_to_jsonl(records) -> str:
                    for r in records)
 
 
+def in_build(folder, name: str) -> Path:
+    """The file ``name`` of a build folder, or the plain file a build before the
+    compressed outputs wrote in its place (``graph.json`` for ``graph.json.gz``)."""
+    path, plain = Path(folder) / name, Path(folder) / name.removesuffix(".gz")
+    return plain if plain.is_file() and not path.is_file() else path
+
+
 def read_graph_json(path) -> nx.MultiDiGraph:
     """The graph of a ``graph.json`` file, gzip-compressed (``.gz``) or not."""
     data = Path(path).read_bytes()
