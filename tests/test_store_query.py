@@ -93,3 +93,20 @@ def test_store_loader_builds_the_store_while_lines_arrive(built, tmp_path):
     bad = StoreLoader(tmp_path / "bad", bad_nt, chunk_bytes=10)
     with pytest.raises(SyntaxError):
         bad.close(bad_nt.stat().st_size)
+
+
+def test_concatenated_gzip_members_read_back_in_any_pieces():
+    import random
+
+    from kg.gzipped import Gunzip, gunzip
+
+    rng = random.Random(7)
+    texts = [bytes(rng.choice(b"abc \n") for _ in range(rng.randrange(0, 40000))) for _ in range(60)]
+    data = b"".join(member(t) for t in texts)
+    assert gunzip(data) == b"".join(texts)  # given at once, read a piece at a time
+    g, out, at = Gunzip(), [], 0
+    while at < len(data):
+        step = rng.randrange(1, 30000)
+        out.append(g.feed(data[at:at + step]))
+        at += step
+    assert b"".join(out) == b"".join(texts) and g.whole
