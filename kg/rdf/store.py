@@ -202,9 +202,9 @@ class StoreUpdater:
     """Builds the store of a new build in ``new_dir`` from the last build's store in
     ``old_dir``: a checkpoint of it (RocksDB hard-links the immutable table files,
     so nothing is copied), less the triples of ``removed``, plus those of ``added``:
-    each a list of byte ranges ``(start, end)`` of whole members of a graph.nt.gz (the old one for
-    ``removed``, the new one for ``added``) and ``bytes`` of whole N-Triples lines
-    (see :meth:`kg.pipeline.blocks.Blocks.changed_triples`). Runs in a thread like
+    each a list of byte ranges ``(start, end)`` of whole members of a graph.nt.gz
+    (the old one for ``removed``, the new one for ``added``) and ``bytes`` of whole
+    N-Triples lines (see :meth:`kg.pipeline.blocks.Blocks.changed_triples`). Runs in a thread like
     :class:`StoreLoader` (same ``close`` / ``abort`` / ``seconds``); the two files
     must be complete.
 
