@@ -185,7 +185,8 @@ class KnowledgeGraph:
         return GraphLookup(self._G, self.base)
 
     def _nodes(self, type_: str) -> Results:
-        return Results(self.node(n) for n in nodes_of_type(self._G, type_))
+        look = GraphLookup(self._G, self.base)  # the ids are the graph's: no name to resolve
+        return Results(self._as_node(look, n) for n in nodes_of_type(look.G, type_))
 
     def papers(self) -> Results:
         """Every paper, sorted by id."""

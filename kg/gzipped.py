@@ -64,6 +64,30 @@ class Gunzip:
         return b"".join(out)
 
 
+class GunzipLines(Gunzip):
+    r"""A :class:`Gunzip` that hands back whole lines only, keeping the rest of the text
+    for the next feed; :attr:`complete` is true when nothing fed is left over.
+
+    >>> g = GunzipLines()
+    >>> g.feed(member(b"a b\nc d")), g.complete, g.feed(member(b" e\n")), g.complete
+    (b'a b\n', False, b'c d e\n', True)
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.rest = b""
+
+    def feed(self, data: bytes) -> bytes:
+        text = self.rest + super().feed(data)
+        cut = text.rfind(b"\n") + 1
+        self.rest = text[cut:]
+        return text[:cut]
+
+    @property
+    def complete(self) -> bool:
+        return self.whole and not self.rest
+
+
 def gunzip(data: bytes) -> bytes:
     """The text of whole gzip members (a ValueError if ``data`` ends inside one)."""
     g = Gunzip()

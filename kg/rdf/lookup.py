@@ -41,6 +41,29 @@ _VALUES = "SELECT ?o WHERE { ?s ?p ?o }"
 _NAMES = (f"SELECT DISTINCT ?l WHERE {{ VALUES ?c {{ {' '.join(f'<{c}>' for t, c in CLASS.items() if t != 'Paper')} }} "
           f"?s a ?c . ?s {_NAMED} ?l }}")
 
+_PAPER = CLASS["Paper"]
+# the papers linked to ?e by any relation
+_PAPERS_FOR = f"SELECT DISTINCT ?p WHERE {{ VALUES ?rel {{ {LINKS} }} ?p ?rel ?e . ?p a <{_PAPER}> }} ORDER BY ?p"
+_ENTITIES_OF = (f"SELECT DISTINCT ?e WHERE {{ VALUES ?rel {{ {' '.join(f'<{KG[k]}>' for k in ENTITY_RELATIONS)} }} "
+                f"?p ?rel ?e . ?e a ?c . VALUES ?c {{ <{CLASS['Method']}> <{CLASS['Task']}> <{CLASS['Dataset']}> }} }}")
+# most papers first; ties in no order (a sort on the IRIs too reads every one's text:
+# 84,000 methods, 8.6 s against 0.6 s)
+_BY_PAPERS = f"SELECT ?x ?n WHERE {{ ?x a ?c ; <{KG.paperCount}> ?n }} ORDER BY DESC(?n)"
+_OF_TYPE = "SELECT ?x WHERE { ?x a ?c } ORDER BY ?x"
+_DEGREES = (f"SELECT ?x (COUNT(*) AS ?n) WHERE {{ ?x a ?c . VALUES ?rel {{ {LINKS} }} "
+            "{ ?x ?rel ?y } UNION { ?y ?rel ?x } } GROUP BY ?x")
+
+
+def _linked_by_papers(*relations: str) -> str:
+    """What the papers linked to ?e link to by one of ``relations``: (?x, papers ?n), most first."""
+    rels = " ".join(f"<{PREDICATE[k]}>" for k in relations)
+    return (f"SELECT ?x (COUNT(DISTINCT ?p) AS ?n) WHERE {{ VALUES ?rel {{ {LINKS} }} ?p ?rel ?e . "
+            f"?p a <{_PAPER}> . VALUES ?r2 {{ {rels} }} ?p ?r2 ?x }} GROUP BY ?x ORDER BY DESC(?n) ?x")
+
+
+_METHODS_FOR = _linked_by_papers("proposes", "usesMethod")
+_DATASETS_FOR = _linked_by_papers("usesDataset")
+
 
 def _query(store: ox.Store, sparql: str, **subs):
     # the values as a VALUES block at the head of the pattern (written by Oxigraph as
@@ -126,31 +149,6 @@ def label(store: ox.Store, base: str, node_id: str) -> str:
 def entity_names(store: ox.Store) -> set[str]:
     """Every label and alias of a node that is not a paper (for "did you mean")."""
     return {r["l"].value for r in store.query(_NAMES)}
-
-
-
-_PAPER = CLASS["Paper"]
-# the papers linked to ?e by any relation
-_PAPERS_FOR = f"SELECT DISTINCT ?p WHERE {{ VALUES ?rel {{ {LINKS} }} ?p ?rel ?e . ?p a <{_PAPER}> }} ORDER BY ?p"
-_ENTITIES_OF = (f"SELECT DISTINCT ?e WHERE {{ VALUES ?rel {{ {' '.join(f'<{KG[k]}>' for k in ENTITY_RELATIONS)} }} "
-                f"?p ?rel ?e . ?e a ?c . VALUES ?c {{ <{CLASS['Method']}> <{CLASS['Task']}> <{CLASS['Dataset']}> }} }}")
-# most papers first; ties in no order (a sort on the IRIs too reads every one's text:
-# 84,000 methods, 8.6 s against 0.6 s)
-_BY_PAPERS = f"SELECT ?x ?n WHERE {{ ?x a ?c ; <{KG.paperCount}> ?n }} ORDER BY DESC(?n)"
-_OF_TYPE = "SELECT ?x WHERE { ?x a ?c } ORDER BY ?x"
-_DEGREES = (f"SELECT ?x (COUNT(*) AS ?n) WHERE {{ ?x a ?c . VALUES ?rel {{ {LINKS} }} "
-            "{ ?x ?rel ?y } UNION { ?y ?rel ?x } } GROUP BY ?x")
-
-
-def _linked_by_papers(*relations: str) -> str:
-    """What the papers linked to ?e link to by one of ``relations``: (?x, papers ?n), most first."""
-    rels = " ".join(f"<{PREDICATE[k]}>" for k in relations)
-    return (f"SELECT ?x (COUNT(DISTINCT ?p) AS ?n) WHERE {{ VALUES ?rel {{ {LINKS} }} ?p ?rel ?e . "
-            f"?p a <{_PAPER}> . VALUES ?r2 {{ {rels} }} ?p ?r2 ?x }} GROUP BY ?x ORDER BY DESC(?n) ?x")
-
-
-_METHODS_FOR = _linked_by_papers("proposes", "usesMethod")
-_DATASETS_FOR = _linked_by_papers("usesDataset")
 
 
 def _ids(store: ox.Store, base: str, sparql: str, var: str = "x", **subs) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from kg.gzipped import EXPANSION, Gunzip
+from kg.gzipped import EXPANSION, GunzipLines
 
 from kg.rdf.results import serialize_solutions
 from kg.rdf.sparqltext import REFUSED, refused, where_open
@@ -54,7 +54,7 @@ class StoreLoader:
         def run():  # the store lives only in this thread: closed when loading ends
             try:
                 store = ox.Store(str(store_dir))
-                pos, g, rest = 0, Gunzip(), b""
+                pos, lines = 0, GunzipLines()
                 piece = max(1, chunk_bytes // EXPANSION)  # of the file: about chunk_bytes of text
                 with open(nt_path, "rb") as f:
                     while True:
@@ -68,15 +68,13 @@ class StoreLoader:
                             data = f.read(min(piece, available - pos))
                             pos += len(data)
                             t = time.perf_counter()
-                            text = rest + g.feed(data)
-                            cut = text.rfind(b"\n") + 1  # whole lines only; the rest goes with the next
-                            rest = text[cut:]
-                            if cut:
-                                store.bulk_load(text[:cut], format=ox.RdfFormat.N_TRIPLES)
+                            text = lines.feed(data)  # whole lines only; the rest goes with the next
+                            if text:
+                                store.bulk_load(text, format=ox.RdfFormat.N_TRIPLES)
                             self.seconds += time.perf_counter() - t
                         if done and pos >= available:
                             break
-                if rest or not g.whole:
+                if not lines.complete:
                     raise OSError(f"{nt_path}: ends inside a line or a gzip member")
                 if not self._stop:
                     t = time.perf_counter()
@@ -183,18 +181,16 @@ def nt_pieces(path, items, chunk_bytes: int, stopped):
                 yield item
                 continue
             start, end = item
-            g, rest = Gunzip(), b""
+            lines = GunzipLines()
             while start < end and not stopped():
                 data = os.pread(f.fileno(), min(max(1, chunk_bytes // EXPANSION), end - start), start)
                 if not data:
                     raise OSError(f"{path}: shorter than the build state says")
                 start += len(data)
-                text = rest + g.feed(data)
-                cut = text.rfind(b"\n") + 1
-                rest = text[cut:]
-                if cut:
-                    yield text[:cut]
-            if not stopped() and not (g.whole and not rest):
+                text = lines.feed(data)
+                if text:
+                    yield text
+            if not stopped() and not lines.complete:
                 raise OSError(f"{path}: a range of the build state does not hold whole blocks")
 
 
